@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Mailroom",
+    products: [
+        .executable(name: "mailroom", targets: ["mailroom"]),
+    ],
+    targets: [
+        // C behind one fence: only HTTPServer imports libevent.
+        .systemLibrary(
+            name: "CLibevent",
+            pkgConfig: "libevent",
+            providers: [.apt(["libevent-dev"])]
+        ),
+        // The model: pure Swift, no I/O.
+        .target(name: "MailroomCore"),
+        // A small HTML builder whose strings are escaped by construction.
+        .target(name: "HTML"),
+        // HTTP values (requests, responses, forms, static files) with no sockets.
+        .target(name: "HTTP"),
+        // libevent behind a (Request) -> Response handler.
+        .target(name: "HTTPServer", dependencies: ["HTTP", "CLibevent"]),
+        // Routes, forms and pages: a pure (Request) -> Response function.
+        .target(name: "MailroomWeb", dependencies: ["MailroomCore", "HTML", "HTTP"]),
+        .executableTarget(name: "mailroom", dependencies: ["MailroomWeb", "HTTPServer", "HTTP"]),
+
+        .testTarget(name: "MailroomCoreTests", dependencies: ["MailroomCore"]),
+        .testTarget(name: "HTMLTests", dependencies: ["HTML"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
+        .testTarget(name: "MailroomWebTests", dependencies: ["MailroomWeb", "MailroomCore", "HTTP"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["MailroomWeb", "MailroomCore", "HTTPServer", "HTTP"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,20 @@
+#ifndef MAILROOM_CLIBEVENT_SHIM_H
+#define MAILROOM_CLIBEVENT_SHIM_H
+
+// event-config.h defines _GNU_SOURCE; these system headers must come first or
+// importing Glibc beside this module fails with an fd_set conflict.
+#include <sys/types.h>
+#include <sys/time.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/keyvalq_struct.h>
+#include <event2/thread.h>
+
+#endif

@@ -1,0 +1,12 @@
+/// Builds a list of nodes from a block of statements, with `if`, `switch` and `for`.
+@resultBuilder
+public enum HTMLBuilder {
+    public static func buildExpression(_ node: Node) -> Node { node }
+    public static func buildExpression(_ text: String) -> Node { .text(text) }
+    public static func buildExpression(_ nodes: [Node]) -> Node { .fragment(nodes) }
+    public static func buildBlock(_ nodes: Node...) -> Node { .fragment(nodes) }
+    public static func buildOptional(_ node: Node?) -> Node { node ?? .empty }
+    public static func buildEither(first node: Node) -> Node { node }
+    public static func buildEither(second node: Node) -> Node { node }
+    public static func buildArray(_ nodes: [Node]) -> Node { .fragment(nodes) }
+}

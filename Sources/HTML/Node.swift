@@ -1,0 +1,47 @@
+/// A piece of an HTML document: an inspectable value that renders to bytes.
+///
+/// Tag and attribute names are `StaticString`, so request data can only ever become escaped
+/// text or an escaped attribute value.
+public struct Node: Sendable {
+    enum Storage: Sendable {
+        case element(StaticString, [Attribute], [Node])
+        case void(StaticString, [Attribute])
+        case text(String)
+        case trusted(StaticString)
+        case fragment([Node])
+    }
+
+    let storage: Storage
+
+    init(_ storage: Storage) {
+        self.storage = storage
+    }
+
+    /// Text, escaped when rendered.
+    public static func text(_ text: String) -> Node { Node(.text(text)) }
+
+    /// Markup written by the programmer, never by a request.
+    public static func trusted(_ markup: StaticString) -> Node { Node(.trusted(markup)) }
+
+    public static let empty = Node(.fragment([]))
+
+    public static func fragment(_ nodes: [Node]) -> Node { Node(.fragment(nodes)) }
+
+    /// An element with content.
+    public static func element(
+        _ name: StaticString, _ attributes: [Attribute] = [], _ children: [Node] = []
+    ) -> Node {
+        Node(.element(name, attributes, children))
+    }
+
+    /// An element that never has content, such as `input` or `meta`.
+    public static func void(_ name: StaticString, _ attributes: [Attribute] = []) -> Node {
+        Node(.void(name, attributes))
+    }
+}
+
+extension Node: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) {
+        self.init(.text(value))
+    }
+}

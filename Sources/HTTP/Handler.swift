@@ -1,0 +1,2 @@
+/// What a server calls for each request.
+public typealias Handler = @Sendable (Request) -> Response

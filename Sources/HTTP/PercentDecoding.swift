@@ -1,0 +1,60 @@
+/// Percent-decoding shared by paths, query strings and form bodies.
+enum PercentDecoding {
+    /// Decodes `%XX` escapes (and `+` as a space when asked) and checks the result is UTF-8
+    /// without NUL bytes; nil when any of that fails.
+    static func decode(_ bytes: some Collection<UInt8>, plusIsSpace: Bool) -> String? {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "%"):
+                let high = bytes.index(after: index)
+                guard high != bytes.endIndex else { return nil }
+                let low = bytes.index(after: high)
+                guard low != bytes.endIndex,
+                      let h = hexValue(bytes[high]), let l = hexValue(bytes[low])
+                else { return nil }
+                output.append(h << 4 | l)
+                index = bytes.index(after: low)
+                continue
+            case UInt8(ascii: "+") where plusIsSpace:
+                output.append(UInt8(ascii: " "))
+            default:
+                output.append(byte)
+            }
+            index = bytes.index(after: index)
+        }
+        guard !output.contains(0) else { return nil }
+        return String(validating: output, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// Escapes everything but unreserved characters, for building query strings and paths.
+    static func encode(_ text: String) -> String {
+        var output = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"),
+                 UInt8(ascii: "."), UInt8(ascii: "~"):
+                output.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let digits = Array("0123456789ABCDEF".unicodeScalars)
+                output.unicodeScalars.append("%")
+                output.unicodeScalars.append(digits[Int(byte >> 4)])
+                output.unicodeScalars.append(digits[Int(byte & 0x0F)])
+            }
+        }
+        return output
+    }
+}

@@ -1,0 +1,57 @@
+/// One HTTP request as the application sees it: already framed, with the target split up.
+public struct Request: Sendable {
+    public var method: Method
+    /// The decoded path, always starting with "/".
+    public var path: String
+    /// The query string's fields.
+    public var query: FormData
+    public var headers: Headers
+    public var body: [UInt8]
+
+    public init(method: Method, path: String, query: FormData = FormData(), headers: Headers = Headers(), body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    /// Splits a request target such as `/a%20b?x=1` into its decoded path and query.
+    public init(method: Method, target: String, headers: Headers = Headers(), body: [UInt8] = []) throws(HTTPError) {
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let rawPath = parts.first.map(String.init) ?? ""
+        guard rawPath.hasPrefix("/") else {
+            throw HTTPError(.badRequest, "The request target must start with “/”.")
+        }
+        guard let path = PercentDecoding.decode(Array(rawPath.utf8), plusIsSpace: false) else {
+            throw HTTPError(.badRequest, "The path is not valid percent-encoded UTF-8.")
+        }
+        let query: FormData
+        do {
+            query = try FormData(urlEncoded: parts.count > 1 ? Array(parts[1].utf8) : [])
+        } catch {
+            throw HTTPError(.badRequest, "The query string is malformed: \(error.message)")
+        }
+        self.init(method: method, path: path, query: query, headers: headers, body: body)
+    }
+
+    /// The body's form fields, if it is a URL-encoded form.
+    public func form() throws(HTTPError) -> FormData {
+        let type = headers["Content-Type"]?.split(separator: ";").first?
+            .trimmingCharacters(in: " \t").lowercased() ?? ""
+        guard type == "application/x-www-form-urlencoded" else {
+            throw HTTPError(.unsupportedMediaType, "Send the form as application/x-www-form-urlencoded.")
+        }
+        do {
+            return try FormData(urlEncoded: body)
+        } catch {
+            throw HTTPError(.badRequest, "The form is malformed: \(error.message)")
+        }
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in set: String) -> String {
+        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
+    }
+}

@@ -1,0 +1,113 @@
+import Dispatch
+import Glibc
+import HTTP
+
+/// An HTTP server: one event loop per thread, each with its own listening socket on one port.
+public final class Server: Sendable {
+    public let configuration: ServerConfiguration
+    /// The port actually bound, which differs from the configured one when that was 0.
+    public let port: Int
+    private let sockets: [Int32]
+    private let handler: Handler
+    private let log: AccessLog
+    private let state = Locked(State())
+
+    private struct State {
+        var stoppers: [LoopStopper] = []
+        var threads: [pthread_t] = []
+        var started = false
+    }
+
+    /// Binds the listening sockets at once, so a busy port is reported before anything runs.
+    public init(configuration: ServerConfiguration, logRequests: Bool = true, handler: @escaping Handler) throws(ServerError) {
+        guard LibeventThreads.enabled else { throw ServerError(description: "evthread_use_pthreads failed") }
+        let (sockets, port) = try ListeningSocket.open(
+            host: configuration.host, port: configuration.port, count: configuration.threads)
+        self.configuration = configuration
+        self.port = port
+        self.sockets = sockets
+        self.handler = handler
+        self.log = AccessLog(isEnabled: logRequests)
+    }
+
+    /// Starts every loop on its own thread and returns once all of them are ready.
+    public func start() throws(ServerError) {
+        let ready = DispatchSemaphore(value: 0)
+        let failures = Locked<[ServerError]>([])
+        var threads: [pthread_t] = []
+        for socket in sockets {
+            let job = LoopJob(
+                socket: socket, configuration: configuration, handler: handler, log: log,
+                onReady: { stopper in
+                    self.state.withLock { $0.stoppers.append(stopper) }
+                    ready.signal()
+                },
+                onFailure: { error in
+                    failures.withLock { $0.append(error) }
+                    ready.signal()
+                })
+            var thread = pthread_t()
+            let box = Unmanaged.passRetained(job).toOpaque()
+            let status = pthread_create(&thread, nil, { context in
+                guard let context else { return nil }
+                Unmanaged<LoopJob>.fromOpaque(context).takeRetainedValue().run()
+                return nil
+            }, box)
+            guard status == 0 else {
+                Unmanaged<LoopJob>.fromOpaque(box).release()
+                throw ServerError(description: "pthread_create failed: \(status)")
+            }
+            threads.append(thread)
+        }
+        for _ in threads { ready.wait() }
+        state.withLock { $0.threads = threads; $0.started = true }
+        if let failure = failures.withLock({ $0.first }) {
+            stop()
+            throw failure
+        }
+    }
+
+    /// Stops every loop after the callbacks it is running, and waits for their threads.
+    public func stop() {
+        let (stoppers, threads) = state.withLock { state in
+            defer { state.stoppers = []; state.threads = [] }
+            return (state.stoppers, state.threads)
+        }
+        for stopper in stoppers { stopper.stop() }
+        for thread in threads { pthread_join(thread, nil) }
+    }
+}
+
+/// What one loop thread needs, handed over as a retained object.
+private final class LoopJob: @unchecked Sendable {
+    let socket: Int32
+    let configuration: ServerConfiguration
+    let handler: Handler
+    let log: AccessLog
+    let onReady: @Sendable (LoopStopper) -> Void
+    let onFailure: @Sendable (ServerError) -> Void
+
+    init(
+        socket: Int32, configuration: ServerConfiguration, handler: @escaping Handler, log: AccessLog,
+        onReady: @escaping @Sendable (LoopStopper) -> Void, onFailure: @escaping @Sendable (ServerError) -> Void
+    ) {
+        self.socket = socket
+        self.configuration = configuration
+        self.handler = handler
+        self.log = log
+        self.onReady = onReady
+        self.onFailure = onFailure
+    }
+
+    func run() {
+        let loop: EventLoop
+        do {
+            loop = try EventLoop(socket: socket, configuration: configuration, handler: handler, log: log)
+        } catch {
+            onFailure(error)
+            return
+        }
+        onReady(loop.stopper)
+        loop.run()
+    }
+}

@@ -1,0 +1,29 @@
+/// One message in a mailbox.
+public struct Message: Identifiable, Hashable, Sendable {
+    public let id: MessageID
+    public var subject: String
+    public var body: String
+    public var author: String
+    /// Seconds since the Unix epoch.
+    public var createdAt: Int64
+    public var isUnread: Bool
+    public var isFlagged: Bool
+
+    public init(
+        id: MessageID,
+        subject: String,
+        body: String = "",
+        author: String = "",
+        createdAt: Int64,
+        isUnread: Bool = true,
+        isFlagged: Bool = false
+    ) {
+        self.id = id
+        self.subject = subject
+        self.body = body
+        self.author = author
+        self.createdAt = createdAt
+        self.isUnread = isUnread
+        self.isFlagged = isFlagged
+    }
+}

@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Dates and previews as the list shows them.
+enum Formatting {
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// "14:05" for today, "Nov 28" for this year, "Nov 28, 2025" before that (UTC).
+    static func shortDate(_ seconds: Int64, now: Int64) -> String {
+        let date = parts(seconds)
+        let today = parts(now)
+        if date.tm_year == today.tm_year && date.tm_yday == today.tm_yday {
+            return "\(two(date.tm_hour)):\(two(date.tm_min))"
+        }
+        let day = "\(months[Int(date.tm_mon)]) \(date.tm_mday)"
+        return date.tm_year == today.tm_year ? day : "\(day), \(date.tm_year + 1900)"
+    }
+
+    /// "Nov 28, 2026 at 14:05 UTC", for the message page.
+    static func longDate(_ seconds: Int64) -> String {
+        let date = parts(seconds)
+        return "\(months[Int(date.tm_mon)]) \(date.tm_mday), \(date.tm_year + 1900) at "
+            + "\(two(date.tm_hour)):\(two(date.tm_min)) UTC"
+    }
+
+    /// The machine-readable form for `<time datetime>`.
+    static func iso8601(_ seconds: Int64) -> String {
+        let date = parts(seconds)
+        return "\(date.tm_year + 1900)-\(two(date.tm_mon + 1))-\(two(date.tm_mday))T"
+            + "\(two(date.tm_hour)):\(two(date.tm_min)):\(two(date.tm_sec))Z"
+    }
+
+    /// The start of a body on one line, cut at a word near `limit` characters.
+    static func preview(_ body: String, limit: Int = 120) -> String {
+        let flat = body.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard flat.count > limit else { return flat }
+        let cut = flat.prefix(limit)
+        let atWord = cut.lastIndex(of: " ").map { cut[..<$0] } ?? cut
+        return atWord + "…"
+    }
+
+    private static func parts(_ seconds: Int64) -> tm {
+        var time = time_t(seconds)
+        var result = tm()
+        gmtime_r(&time, &result)
+        return result
+    }
+
+    private static func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+}

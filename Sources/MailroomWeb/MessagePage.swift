@@ -1,0 +1,75 @@
+import HTML
+import MailroomCore
+
+/// One message in full, with its actions and a form to edit it.
+struct MessagePage {
+    let message: Message
+    let notice: Notice?
+    /// What the person typed into the edit form, kept when it was refused.
+    var draft: Draft?
+    var problems: [String] = []
+
+    func render() -> [UInt8] {
+        let shown = draft ?? Draft(subject: message.subject, body: message.body)
+        return Layout.document(title: "\(message.subject) — Mailroom", bodyClass: "message-page") {
+            header(.class("bar")) {
+                a(.class("button bar-button back"), .href(Paths.inbox), .id("back")) { "‹ Inbox" }
+                form(.methodPost, .action(Paths.message(message.id)), .class("bar-actions")) {
+                    if message.isUnread {
+                        button(.type(.submit), .name("action"), .value("mark-read"), .class("button")) { "Mark Read" }
+                    } else {
+                        button(.type(.submit), .name("action"), .value("mark-unread"), .class("button")) { "Mark Unread" }
+                    }
+                    if message.isFlagged {
+                        button(.type(.submit), .name("action"), .value("unflag"), .class("button")) { "Unflag" }
+                    } else {
+                        button(.type(.submit), .name("action"), .value("flag"), .class("button")) { "Flag" }
+                    }
+                    button(.type(.submit), .name("action"), .value("delete"), .class("button destructive")) { "Delete" }
+                }
+            }
+            main(.id("content")) {
+                if let notice {
+                    p(.class("notice"), .role("status")) { notice.text }
+                }
+                element("article", [.class("message" + (message.isFlagged ? " flagged" : "")), .id("message")]) {
+                    h1(.class("message-subject")) { message.subject }
+                    p(.class("message-meta")) {
+                        strong(.class("author")) { message.author.isEmpty ? "Anonymous" : message.author }
+                        " · "
+                        time(.datetime(Formatting.iso8601(message.createdAt))) { Formatting.longDate(message.createdAt) }
+                        if message.isFlagged { " · Flagged" }
+                        if message.isUnread { " · Unread" }
+                    }
+                    div(.class("message-body")) {
+                        if message.body.isEmpty {
+                            p(.class("muted")) { "No message body." }
+                        } else {
+                            for paragraph in message.body.split(separator: "\n", omittingEmptySubsequences: false) {
+                                p { String(paragraph) }
+                            }
+                        }
+                    }
+                }
+                element("details", [.class("compose"), .id("edit-message"), .boolean("open", !problems.isEmpty)]) {
+                    element("summary", [.class("button")]) { "Edit Message" }
+                    form(.methodPost, .action(Paths.message(message.id)), .id("save-form")) {
+                        input(.type(.hidden), .name("action"), .value("save"))
+                        if !problems.isEmpty {
+                            div(.class("form-errors"), .role("alert"), .id("form-errors")) {
+                                ul { for problem in problems { li { problem } } }
+                            }
+                        }
+                        label(.for("subject")) { "Subject" }
+                        input(.type(.text), .id("subject"), .name("subject"), .value(shown.subject),
+                              .maxlength(Draft.maximumSubjectLength), .autocomplete("off"),
+                              .aria("invalid", problems.isEmpty ? "false" : "true"))
+                        label(.for("body")) { "Message" }
+                        textarea(.id("body"), .name("body"), .rows(8), .maxlength(Draft.maximumBodyLength), text: shown.body)
+                        button(.type(.submit), .class("button primary")) { "Save" }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Glibc
+import HTTP
+import HTTPServer
+import MailroomWeb
+
+// Flags, wiring and signals; everything else lives in the libraries.
+
+let options: Options
+do {
+    options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    Console.error("\(error.description)\nTry 'mailroom --help'.")
+    exit(2)
+}
+if options.showHelp {
+    Console.out(Options.help)
+    exit(0)
+}
+
+// A client that hangs up mid-response must not kill the process.
+signal(SIGPIPE, SIG_IGN)
+// SIGINT and SIGTERM are taken by sigwait below, on this thread only; every loop thread
+// inherits the mask, so none of them is interrupted.
+var stopSignals = sigset_t()
+sigemptyset(&stopSignals)
+sigaddset(&stopSignals, SIGINT)
+sigaddset(&stopSignals, SIGTERM)
+pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+
+let startTime = Int64(Glibc.time(nil))
+let app = MailroomApp(
+    mailbox: options.samples ? Samples.mailbox(now: startTime) : .init(),
+    publicFolder: options.publicFolder,
+    now: { Int64(Glibc.time(nil)) })
+
+let server: Server
+do {
+    server = try Server(configuration: options.server, logRequests: options.logRequests, handler: app.respond(to:))
+    try server.start()
+} catch {
+    Console.error(error.description)
+    exit(1)
+}
+
+let shownHost = options.server.host.contains(":") ? "[\(options.server.host)]" : options.server.host
+Console.out("Mailroom listening on http://\(shownHost):\(server.port)/ (\(options.server.threads) threads)")
+
+var received: Int32 = 0
+sigwait(&stopSignals, &received)
+Console.out("mailroom: signal \(received), shutting down")
+server.stop()
+exit(0)
