@@ -1,0 +1,150 @@
+"""Every list flow as a person does it in Chromium: with the mouse and with the keyboard."""
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
+
+
+def wait_for(driver, condition, what):
+    WebDriverWait(driver, 10, ignored_exceptions=[StaleElementReferenceException]).until(
+        lambda d: condition(d), message=what)
+
+
+def navigate(driver, action):
+    """Runs `action` (a click or a key press) and waits until the next page has replaced this one."""
+    page = driver.find_element(By.TAG_NAME, "html")
+    action()
+    WebDriverWait(driver, 10).until(expected_conditions.staleness_of(page), message="a new page loads")
+
+
+def add_message(driver, mailroom, subject, body=""):
+    driver.get(mailroom.url("/mailboxes/inbox"))
+    compose = driver.find_element(By.ID, "compose")
+    if compose.get_attribute("open") is None:
+        compose.find_element(By.TAG_NAME, "summary").click()
+    driver.find_element(By.ID, "subject").send_keys(subject)
+    if body:
+        driver.find_element(By.ID, "body").send_keys(body)
+    button = driver.find_element(By.CSS_SELECTOR, "#add-form button[type=submit]")
+    navigate(driver, button.click)
+    wait_for(driver, lambda d: subject in row_subjects(d), f"{subject} appears in the list")
+
+
+def row_subjects(driver):
+    return [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#messages .subject")]
+
+
+def checked_subjects(driver):
+    return [
+        row.find_element(By.CSS_SELECTOR, ".subject").text
+        for row in driver.find_elements(By.CSS_SELECTOR, "#messages li")
+        if row.find_element(By.CSS_SELECTOR, "input[type=checkbox]").is_selected()
+    ]
+
+
+def seed(driver, mailroom, subjects):
+    for subject in subjects:
+        add_message(driver, mailroom, subject)
+
+
+def test_new_messages_go_on_top(browser, mailroom):
+    seed(browser, mailroom, ["First", "Second"])
+    assert row_subjects(browser) == ["Second", "First"]
+    assert "Message added." in browser.find_element(By.CSS_SELECTOR, ".notice").text
+
+
+def test_empty_mailbox_cannot_enter_edit_mode(browser, mailroom):
+    browser.get(mailroom.url("/mailboxes/inbox"))
+    edit = browser.find_element(By.ID, "edit")
+    assert not edit.is_enabled()
+    assert browser.find_element(By.ID, "empty").is_displayed()
+
+
+def test_clicking_rows_in_edit_mode_ticks_them_without_navigating(browser, mailroom):
+    seed(browser, mailroom, ["Alpha", "Beta", "Gamma"])
+    navigate(browser, browser.find_element(By.ID, "edit").click)
+    wait_for(browser, lambda d: d.find_elements(By.ID, "toolbar"), "toolbar appears")
+    assert browser.find_element(By.ID, "done").text == "Done"
+    url = browser.current_url
+    for row in browser.find_elements(By.CSS_SELECTOR, "#messages .row-select"):
+        if "Beta" in row.text:
+            row.click()
+    assert browser.current_url == url
+    assert checked_subjects(browser) == ["Beta"]
+
+
+def test_select_all_then_delete_empties_the_list_and_leaves_edit_mode(browser, mailroom):
+    seed(browser, mailroom, ["One", "Two"])
+    navigate(browser, browser.find_element(By.ID, "edit").click)
+    navigate(browser, browser.find_element(By.CSS_SELECTOR, "button[value=select-all]").click)
+    wait_for(browser, lambda d: "2 Selected" in d.title, "title counts the selection")
+    assert checked_subjects(browser) == ["Two", "One"]
+    assert browser.find_element(By.CSS_SELECTOR, "button[value=deselect-all]").text == "Deselect All"
+    navigate(browser, browser.find_element(By.ID, "action-delete").click)
+    wait_for(browser, lambda d: d.find_elements(By.ID, "empty"), "empty state appears")
+    assert not browser.find_elements(By.ID, "toolbar")
+    assert browser.find_element(By.ID, "edit").text == "Edit"
+
+
+def test_keyboard_alone_ticks_and_deletes(browser, mailroom):
+    seed(browser, mailroom, ["Keep", "Drop"])
+    browser.get(mailroom.url("/mailboxes/inbox?mode=active"))
+    box = browser.find_element(By.CSS_SELECTOR, "input[aria-label='Select “Drop”']")
+    box.send_keys(Keys.SPACE)
+    assert box.is_selected()
+    # Tab from the checkbox reaches that row's own controls; Enter on its Delete posts.
+    delete = browser.find_element(By.CSS_SELECTOR, "button[aria-label='Delete “Drop”']")
+    navigate(browser, lambda: delete.send_keys(Keys.ENTER))
+    wait_for(browser, lambda d: row_subjects(d) == ["Keep"], "Drop is gone")
+    assert browser.find_elements(By.ID, "toolbar"), "still in edit mode"
+
+
+def test_tick_survives_move_up_on_another_row(browser, mailroom):
+    seed(browser, mailroom, ["E", "D", "C", "B", "A"])
+    navigate(browser, browser.find_element(By.ID, "edit").click)
+    browser.find_element(By.CSS_SELECTOR, "input[aria-label='Select “C”']").click()
+    navigate(browser, browser.find_element(By.CSS_SELECTOR, "button[aria-label='Move “E” up']").click)
+    wait_for(browser, lambda d: row_subjects(d) == ["A", "B", "C", "E", "D"], "E moved up")
+    assert checked_subjects(browser) == ["C"]
+
+
+def test_reload_after_a_post_does_not_post_again_and_back_returns(browser, mailroom):
+    seed(browser, mailroom, ["Only"])
+    navigate(browser, browser.refresh)
+    assert row_subjects(browser) == ["Only"]
+    navigate(browser, browser.find_element(By.ID, "edit").click)
+    wait_for(browser, lambda d: d.find_elements(By.ID, "toolbar"), "edit mode")
+    navigate(browser, browser.back)
+    wait_for(browser, lambda d: not d.find_elements(By.ID, "toolbar"), "back to browsing")
+    assert browser.find_element(By.ID, "edit").text == "Edit"
+
+
+def test_swipe_style_delete_asks_first(browser, mailroom):
+    seed(browser, mailroom, ["Stay", "Go"])
+    navigate(browser, browser.find_element(By.CSS_SELECTOR, "a[aria-label='Delete “Go”']").click)
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".confirming"), "confirmation opens")
+    assert browser.find_element(By.ID, "done").text == "Done"
+    navigate(browser, browser.find_element(By.LINK_TEXT, "Cancel").click)
+    wait_for(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, ".confirming"), "cancel closes it")
+    navigate(browser, browser.find_element(By.CSS_SELECTOR, "a[aria-label='Delete “Go”']").click)
+    navigate(browser, browser.find_element(By.CSS_SELECTOR, "button[aria-label='Confirm delete “Go”']").click)
+    wait_for(browser, lambda d: row_subjects(d) == ["Stay"], "Go deleted")
+    assert browser.find_element(By.ID, "edit").text == "Edit"
+
+
+def test_opening_a_message_marks_it_read_and_it_can_be_edited(browser, mailroom):
+    add_message(browser, mailroom, "Read me", "Line one")
+    navigate(browser, browser.find_element(By.CSS_SELECTOR, "#messages .row-link").click)
+    wait_for(browser, lambda d: "/messages/" in d.current_url, "message page opens")
+    assert browser.find_element(By.CSS_SELECTOR, ".message-subject").text == "Read me"
+    browser.find_element(By.CSS_SELECTOR, "#edit-message summary").click()
+    subject = browser.find_element(By.ID, "subject")
+    subject.clear()
+    subject.send_keys("Read me, edited")
+    navigate(browser, browser.find_element(By.CSS_SELECTOR, "#save-form button[type=submit]").click)
+    wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".message-subject").text == "Read me, edited",
+             "subject saved")
+    navigate(browser, browser.find_element(By.ID, "back").click)
+    row = browser.find_element(By.CSS_SELECTOR, "#messages li")
+    assert "unread" not in row.get_attribute("class")
