@@ -1,8 +1,8 @@
 import HTTP
 
 /// The small HTML page the server itself answers with when a request cannot reach the handler.
-enum ErrorPage {
-    static func response(for error: HTTPError) -> Response {
+public enum ErrorPage {
+    public static func response(for error: HTTPError) -> Response {
         let title = "\(error.status.code) \(error.status.reason)"
         let html = """
             <!DOCTYPE html>

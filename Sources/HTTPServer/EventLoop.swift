@@ -7,10 +7,15 @@ final class EventLoop {
     private let base: OpaquePointer
     private let http: OpaquePointer
     private let handler: Handler
+    private let errorPage: ErrorHandler
+    private let limits: ServerConfiguration
     private let log: AccessLog
 
     /// Builds the loop on the calling thread, which must be the thread that runs it.
-    init(socket: Int32, configuration: ServerConfiguration, handler: @escaping Handler, log: AccessLog) throws(ServerError) {
+    init(
+        socket: Int32, configuration: ServerConfiguration, handler: @escaping Handler,
+        errorPage: @escaping ErrorHandler, log: AccessLog
+    ) throws(ServerError) {
         guard let base = event_base_new() else { throw ServerError(description: "event_base_new failed") }
         guard let http = evhttp_new(base) else {
             event_base_free(base)
@@ -19,10 +24,12 @@ final class EventLoop {
         self.base = base
         self.http = http
         self.handler = handler
+        self.errorPage = errorPage
+        self.limits = configuration
         self.log = log
 
-        evhttp_set_max_body_size(http, Int(configuration.maxBodyBytes))
-        evhttp_set_max_headers_size(http, Int(configuration.maxHeaderBytes))
+        evhttp_set_max_body_size(http, configuration.libeventBodyCap)
+        evhttp_set_max_headers_size(http, configuration.libeventHeaderCap)
         evhttp_set_timeout(http, Int32(configuration.timeoutSeconds))
         // Without this evhttp labels body-less responses (303, 304) as Latin-1 HTML.
         evhttp_set_default_content_type(http, nil)
@@ -73,16 +80,32 @@ final class EventLoop {
         let target = evhttp_request_get_uri(request).map { String(cString: $0) } ?? "/"
         let response: Response
         do {
-            let parsed = try Request(
-                method: method, target: target, headers: Self.headers(of: request), body: Self.body(of: request))
+            let parsed = try checkedRequest(request, method: method, target: target)
             response = handler(parsed)
         } catch {
-            response = ErrorPage.response(for: error)
+            response = errorPage(error)
         }
         let sent = send(response, for: request, isHead: method == .head)
         log.record(
             peer: Self.peer(of: request), method: method.name, target: target,
             status: response.status.code, bytes: sent, started: started)
+    }
+
+    /// The request, unless it is over one of the configured limits.
+    private func checkedRequest(_ request: OpaquePointer, method: HTTP.Method, target: String) throws(HTTPError) -> Request {
+        guard target.utf8.count <= limits.maxURLBytes else {
+            throw HTTPError(.uriTooLong, "The address is longer than \(limits.maxURLBytes) bytes.")
+        }
+        let headers = Self.headers(of: request)
+        let headerBytes = headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+        guard headerBytes <= limits.maxHeaderBytes else {
+            throw HTTPError(.headersTooLarge, "The request's headers are larger than \(limits.maxHeaderBytes) bytes.")
+        }
+        let body = Self.body(of: request)
+        guard body.count <= limits.maxBodyBytes else {
+            throw HTTPError(.contentTooLarge, "The request's body is larger than \(limits.maxBodyBytes) bytes.")
+        }
+        return try Request(method: method, target: target, headers: headers, body: body)
     }
 
     /// Writes `response`; for HEAD, only the headers with the length the body would have.

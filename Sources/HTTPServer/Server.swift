@@ -9,6 +9,7 @@ public final class Server: Sendable {
     public let port: Int
     private let sockets: [Int32]
     private let handler: Handler
+    private let errorPage: ErrorHandler
     private let log: AccessLog
     private let state = Locked(State())
 
@@ -19,7 +20,11 @@ public final class Server: Sendable {
     }
 
     /// Binds the listening sockets at once, so a busy port is reported before anything runs.
-    public init(configuration: ServerConfiguration, logRequests: Bool = true, handler: @escaping Handler) throws(ServerError) {
+    /// `errorPage` renders refusals such as 414 or 431; by default a plain page of the server's own.
+    public init(
+        configuration: ServerConfiguration, logRequests: Bool = true,
+        errorPage: @escaping ErrorHandler = ErrorPage.response(for:), handler: @escaping Handler
+    ) throws(ServerError) {
         guard LibeventThreads.enabled else { throw ServerError(description: "evthread_use_pthreads failed") }
         let (sockets, port) = try ListeningSocket.open(
             host: configuration.host, port: configuration.port, count: configuration.threads)
@@ -27,6 +32,7 @@ public final class Server: Sendable {
         self.port = port
         self.sockets = sockets
         self.handler = handler
+        self.errorPage = errorPage
         self.log = AccessLog(isEnabled: logRequests)
     }
 
@@ -37,7 +43,7 @@ public final class Server: Sendable {
         var threads: [pthread_t] = []
         for socket in sockets {
             let job = LoopJob(
-                socket: socket, configuration: configuration, handler: handler, log: log,
+                socket: socket, configuration: configuration, handler: handler, errorPage: errorPage, log: log,
                 onReady: { stopper in
                     self.state.withLock { $0.stoppers.append(stopper) }
                     ready.signal()
@@ -83,17 +89,20 @@ private final class LoopJob: @unchecked Sendable {
     let socket: Int32
     let configuration: ServerConfiguration
     let handler: Handler
+    let errorPage: ErrorHandler
     let log: AccessLog
     let onReady: @Sendable (LoopStopper) -> Void
     let onFailure: @Sendable (ServerError) -> Void
 
     init(
-        socket: Int32, configuration: ServerConfiguration, handler: @escaping Handler, log: AccessLog,
+        socket: Int32, configuration: ServerConfiguration, handler: @escaping Handler,
+        errorPage: @escaping ErrorHandler, log: AccessLog,
         onReady: @escaping @Sendable (LoopStopper) -> Void, onFailure: @escaping @Sendable (ServerError) -> Void
     ) {
         self.socket = socket
         self.configuration = configuration
         self.handler = handler
+        self.errorPage = errorPage
         self.log = log
         self.onReady = onReady
         self.onFailure = onFailure
@@ -102,7 +111,8 @@ private final class LoopJob: @unchecked Sendable {
     func run() {
         let loop: EventLoop
         do {
-            loop = try EventLoop(socket: socket, configuration: configuration, handler: handler, log: log)
+            loop = try EventLoop(
+                socket: socket, configuration: configuration, handler: handler, errorPage: errorPage, log: log)
         } catch {
             onFailure(error)
             return

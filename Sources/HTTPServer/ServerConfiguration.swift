@@ -6,15 +6,24 @@ public struct ServerConfiguration: Sendable {
     /// Event loops, each on its own thread with its own listening socket.
     public var threads: Int
     public var maxBodyBytes: Int
+    /// The request line's target; longer is 414.
+    public var maxURLBytes: Int
+    /// All header fields together; more is 431.
     public var maxHeaderBytes: Int
     /// Seconds a connection may sit idle or trickle a request before it is closed.
     public var timeoutSeconds: Int
+
+    // libevent refuses anything past its own caps with a bare page of its own, so its caps sit
+    // well above ours and the handler answers the ordinary over-limit cases with a real page.
+    var libeventHeaderCap: Int { 4 * (maxURLBytes + maxHeaderBytes) }
+    var libeventBodyCap: Int { 4 * maxBodyBytes }
 
     public init(
         host: String = "127.0.0.1",
         port: Int = 8080,
         threads: Int = 1,
         maxBodyBytes: Int = 64 * 1024,
+        maxURLBytes: Int = 8 * 1024,
         maxHeaderBytes: Int = 16 * 1024,
         timeoutSeconds: Int = 30
     ) {
@@ -22,6 +31,7 @@ public struct ServerConfiguration: Sendable {
         self.port = port
         self.threads = threads
         self.maxBodyBytes = maxBodyBytes
+        self.maxURLBytes = maxURLBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.timeoutSeconds = timeoutSeconds
     }

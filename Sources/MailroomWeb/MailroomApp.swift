@@ -17,6 +17,13 @@ public final class MailroomApp: Sendable {
     /// A copy of the mailbox as it is at this moment.
     public var snapshot: Mailbox { inbox.withLock { $0 } }
 
+    /// The page for a request refused before routing, such as one over the server's limits.
+    public func response(for error: HTTPError) -> Response {
+        var response = ErrorPages.response(for: error)
+        SecurityHeaders.apply(to: &response)
+        return response
+    }
+
     public func respond(to request: Request) -> Response {
         var response: Response
         do {
@@ -44,7 +51,9 @@ public final class MailroomApp: Sendable {
             throw methodNotAllowed(allow: "GET, HEAD, POST")
         case (.inbox, _):
             throw methodNotAllowed(allow: "GET, HEAD, POST")
-        case (.root, _), (.other, _):
+        case (.root, _):
+            throw methodNotAllowed(allow: "GET, HEAD")
+        case (.other, _):
             guard let file = files.response(for: request.path) else {
                 throw HTTPError(.notFound, "There is no page at this address.")
             }

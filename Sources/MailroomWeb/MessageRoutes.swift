@@ -13,9 +13,16 @@ extension MailroomApp {
         return Response(html: MessagePage(message: message, notice: Notice(from: request.query)).render())
     }
 
+    /// The message page after an action: only opening a message marks it read, so an unread
+    /// message stays unread through Flag, Save or Mark Unread.
+    private func revisit(_ id: MessageID, notice: String? = nil) -> String {
+        let isUnread = snapshot.message(id)?.isUnread ?? false
+        let query = [isUnread ? "keep=unread" : nil, notice].compactMap { $0 }.joined(separator: "&")
+        return query.isEmpty ? Paths.message(id) : Paths.message(id) + "?" + query
+    }
+
     func changeMessage(_ id: MessageID, request: Request) throws(HTTPError) -> Response {
         let form = try request.form()
-        let here = Paths.message(id)
         switch form["action"] {
         case "save":
             let draft = Draft(subject: form["subject"] ?? "", body: form["body"] ?? "")
@@ -24,7 +31,7 @@ extension MailroomApp {
             }
             switch result {
             case .success:
-                return .seeOther(here + "?done=saved")
+                return .seeOther(revisit(id, notice: "done=saved"))
             case .failure(.unknownMessage):
                 throw HTTPError(.notFound, "There is no message \(id); it may have been deleted.")
             case .failure(let error):
@@ -51,7 +58,7 @@ extension MailroomApp {
             guard !outcome.applied.isEmpty else {
                 throw HTTPError(.notFound, "There is no message \(id); it may have been deleted.")
             }
-            return .seeOther(action == "mark-unread" ? here + "?keep=unread" : here)
+            return .seeOther(revisit(id))
         case let other?:
             throw HTTPError(.badRequest, "Unknown action “\(other)”.")
         case nil:

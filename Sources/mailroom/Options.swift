@@ -25,7 +25,8 @@ struct Options {
           --no-samples          start with an empty Inbox instead of a few sample messages
           --quiet               do not print a log line per request
           --max-body BYTES      largest request body accepted (default 65536; more is 413)
-          --max-headers BYTES   largest request head accepted (default 16384)
+          --max-url BYTES       longest request target accepted (default 8192; more is 414)
+          --max-headers BYTES   largest set of header fields accepted (default 16384; more is 431)
           --timeout SECONDS     idle or slow connections are closed after this (default 30)
           -h, --help            show this help
         """
@@ -53,6 +54,7 @@ struct Options {
             case "--no-samples": options.samples = false
             case "--quiet": options.logRequests = false
             case "--max-body": options.server.maxBodyBytes = try number(for: flag, in: 1_024...(64 << 20))
+            case "--max-url": options.server.maxURLBytes = try number(for: flag, in: 256...(1 << 20))
             case "--max-headers": options.server.maxHeaderBytes = try number(for: flag, in: 1_024...(1 << 20))
             case "--timeout": options.server.timeoutSeconds = try number(for: flag, in: 1...3_600)
             case "-h", "--help": options.showHelp = true

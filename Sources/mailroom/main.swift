@@ -21,6 +21,10 @@ if options.showHelp {
 signal(SIGPIPE, SIG_IGN)
 // SIGINT and SIGTERM are taken by sigwait below, on this thread only; every loop thread
 // inherits the mask, so none of them is interrupted.
+// A shell starts background jobs with SIGINT ignored, and an ignored signal never reaches
+// sigwait, so both get a handler first (it never runs while the signals are blocked).
+signal(SIGINT) { _ in }
+signal(SIGTERM) { _ in }
 var stopSignals = sigset_t()
 sigemptyset(&stopSignals)
 sigaddset(&stopSignals, SIGINT)
@@ -35,7 +39,9 @@ let app = MailroomApp(
 
 let server: Server
 do {
-    server = try Server(configuration: options.server, logRequests: options.logRequests, handler: app.respond(to:))
+    server = try Server(
+        configuration: options.server, logRequests: options.logRequests,
+        errorPage: app.response(for:), handler: app.respond(to:))
     try server.start()
 } catch {
     Console.error(error.description)

@@ -1,0 +1,176 @@
+import Foundation
+import HTTP
+import MailroomCore
+import MailroomWeb
+import Testing
+
+/// 2025-11-28 14:05:00 UTC, the only time the app under test ever sees.
+let fixedNow: Int64 = 1_764_338_700
+
+/// A `MailroomApp` over a mailbox filled through `Mailbox.add`, a fixed clock and its own public folder.
+///
+/// Requests go straight to `respond(to:)`: no sockets.
+final class TestApp {
+    let app: MailroomApp
+    private let folder: URL
+
+    /// A mailbox whose rows, top to bottom, have `subjects`.
+    convenience init(_ subjects: String...) throws {
+        try self.init(subjects: subjects)
+    }
+
+    init(subjects: [String], bodies: [String: String] = [:], times: [String: Int64] = [:]) throws {
+        folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("mailroom-web-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("body { margin: 0 }\n".utf8).write(to: folder.appendingPathComponent("style.css"))
+
+        var mailbox = Mailbox()
+        // New messages go on top, so the bottom row is added first.
+        for subject in subjects.reversed() {
+            try mailbox.add(Draft(subject: subject, body: bodies[subject] ?? ""), at: times[subject] ?? fixedNow)
+        }
+        app = MailroomApp(mailbox: mailbox, publicFolder: folder.path, now: { fixedNow })
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    // MARK: The mailbox
+
+    var mailbox: Mailbox { app.snapshot }
+    var subjects: [String] { mailbox.messages.map(\.subject) }
+
+    /// The id of the message with `subject`.
+    func id(_ subject: String, sourceLocation: SourceLocation = #_sourceLocation) -> MessageID {
+        guard let message = mailbox.messages.first(where: { $0.subject == subject }) else {
+            Issue.record("No message “\(subject)” in \(subjects)", sourceLocation: sourceLocation)
+            return MessageID(999_999)
+        }
+        return message.id
+    }
+
+    /// The ids of the messages with `subjects`, as they appear in URLs.
+    func ids(_ subjects: String...) -> [String] { subjects.map { id($0).description } }
+
+    func message(_ subject: String) -> Message? { mailbox.messages.first { $0.subject == subject } }
+
+    // MARK: Requests
+
+    func respond(_ method: Method, _ target: String, headers: Headers = Headers(), body: String = "") throws -> Response {
+        app.respond(to: try Request(method: method, target: target, headers: headers, body: Array(body.utf8)))
+    }
+
+    func get(_ target: String) throws -> Response { try respond(.get, target) }
+
+    func head(_ target: String) throws -> Response { try respond(.head, target) }
+
+    /// A form post, as a browser sends it.
+    func post(
+        _ target: String, _ fields: [(String, String)],
+        contentType: String = "application/x-www-form-urlencoded"
+    ) throws -> Response {
+        try respond(.post, target, headers: Headers([("Content-Type", contentType)]), body: FormData(fields).urlEncoded)
+    }
+}
+
+extension Response {
+    var code: Int { status.code }
+    var html: String { String(decoding: body, as: UTF8.self) }
+    var location: String? { headers["Location"] }
+    var contentType: String? { headers["Content-Type"] }
+}
+
+// MARK: Reading the markup
+
+extension String {
+    func occurrences(of part: String) -> Int {
+        components(separatedBy: part).count - 1
+    }
+
+    /// Every opening tag `<name ...>`, in document order. Attribute values are escaped, so
+    /// a `>` always ends the tag.
+    func tags(_ name: String) -> [String] {
+        var found: [String] = []
+        var rest = self[...]
+        while let start = rest.range(of: "<\(name)") {
+            let after = rest[start.upperBound...]
+            guard let end = after.firstIndex(of: ">") else { break }
+            if let next = after.first, next == " " || next == ">" {
+                found.append(String(rest[start.lowerBound...end]))
+            }
+            rest = rest[rest.index(after: end)...]
+        }
+        return found
+    }
+
+    /// The text between the first `<name ...>` and its `</name>`.
+    func content(of name: String) -> String? {
+        guard let open = tags(name).first, let start = range(of: open),
+              let end = self[start.upperBound...].range(of: "</\(name)>")
+        else { return nil }
+        return String(self[start.upperBound..<end.lowerBound])
+    }
+
+    /// The value of `attribute` in this opening tag, still escaped.
+    func attribute(_ attribute: String) -> String? {
+        guard let start = range(of: " \(attribute)=\"") else { return nil }
+        let rest = self[start.upperBound...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        return String(rest[..<end])
+    }
+
+    /// Whether this opening tag carries the boolean attribute `name`.
+    func has(_ name: String) -> Bool {
+        contains(" \(name) ") || contains(" \(name)>")
+    }
+
+    /// The opening tag with `id="..."`.
+    func tag(id: String) -> String? {
+        let marker = " id=\"\(id)\""
+        guard let markerRange = range(of: marker),
+              let start = self[..<markerRange.lowerBound].lastIndex(of: "<"),
+              let end = self[markerRange.upperBound...].firstIndex(of: ">")
+        else { return nil }
+        return String(self[start...end])
+    }
+
+    /// The whole `<li>` of a row, from its opening tag to its `</li>`.
+    func row(_ id: MessageID) -> String? {
+        guard let start = range(of: "<li class=\"row"),
+              let open = self[start.lowerBound...].range(of: " id=\"message-\(id)\""),
+              let begin = self[..<open.lowerBound].range(of: "<li", options: .backwards),
+              let end = self[open.upperBound...].range(of: "</li>")
+        else { return nil }
+        return String(self[begin.lowerBound..<end.upperBound])
+    }
+
+    /// The message ids of the rows, top to bottom.
+    var rowIDs: [String] {
+        tags("li").compactMap { $0.attribute("data-id") }
+    }
+
+    /// The values of the selection checkboxes, and which of them are ticked.
+    var checkboxes: [(value: String, isChecked: Bool)] {
+        tags("input").filter { $0.attribute("type") == "checkbox" }.map { ($0.attribute("value") ?? "", $0.has("checked")) }
+    }
+
+    var checkedIDs: [String] { checkboxes.filter(\.isChecked).map(\.value) }
+
+    /// The labels of the submit buttons named `action`, e.g. ["Select All", "Mark Read", ...].
+    func buttonText(action: String) -> String? {
+        guard let tag = tags("button").first(where: { $0.attribute("name") == "action" && $0.attribute("value") == action }),
+              let start = range(of: tag),
+              let end = self[start.upperBound...].range(of: "</button>")
+        else { return nil }
+        return String(self[start.upperBound..<end.lowerBound])
+    }
+}
+
+/// The query of a redirect's Location as `[name, value]` pairs, with the path.
+func split(location: String?, sourceLocation: SourceLocation = #_sourceLocation) throws -> (path: String, query: [[String]]) {
+    let location = try #require(location, sourceLocation: sourceLocation)
+    let request = try Request(method: .get, target: location)
+    return (request.path, request.query.fields.map { [$0.name, $0.value] })
+}
