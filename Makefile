@@ -10,7 +10,7 @@ PYTHON      := /usr/bin/python3
 RUN_PACKAGES  := pkg-config libevent-dev libsqlite3-dev
 TEST_PACKAGES := $(RUN_PACKAGES) chromium chromium-driver python3-selenium python3-pytest
 
-.PHONY: run build release test unit-test browser-test deps test-deps clean
+.PHONY: run build release test unit-test browser-test bench deps test-deps clean
 
 run: deps release
 	./.build/release/mailroom --host $(HOST) --port $(PORT) $(RUN_ARGS)
@@ -32,6 +32,11 @@ unit-test: test-deps
 browser-test: test-deps
 	$(SWIFT) build
 	MAILROOM_BIN=$(CURDIR)/.build/debug/mailroom $(PYTHON) -m pytest -q -p no:cacheprovider Tests/Browser
+
+# Figures, not a timed test: page render cost and durable save rate, release build.
+bench: deps
+	$(SWIFT) build -c release --product mailroom-bench
+	./.build/release/mailroom-bench
 
 deps:
 	@./scripts/install-packages $(RUN_PACKAGES)

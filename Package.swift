@@ -13,6 +13,11 @@ let package = Package(
             pkgConfig: "libevent",
             providers: [.apt(["libevent-dev"])]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // The model: pure Swift, no I/O.
         .target(name: "MailroomCore"),
         // A small HTML builder whose strings are escaped by construction.
@@ -21,17 +26,22 @@ let package = Package(
         .target(name: "HTTP"),
         // libevent behind a (Request) -> Response handler.
         .target(name: "HTTPServer", dependencies: ["HTTP", "CLibevent"]),
+        // SQLite persistence: the only importer of CSQLite.
+        .target(name: "MailroomStore", dependencies: ["MailroomCore", "CSQLite"]),
         // Routes, forms and pages: a pure (Request) -> Response function.
         .target(name: "MailroomWeb", dependencies: ["MailroomCore", "HTML", "HTTP"]),
-        .executableTarget(name: "mailroom", dependencies: ["MailroomWeb", "HTTPServer", "HTTP"]),
+        .executableTarget(name: "mailroom", dependencies: ["MailroomWeb", "MailroomStore", "HTTPServer", "HTTP"]),
+        // `make bench`: figures for page rendering and durable saves, printed as a table.
+        .executableTarget(name: "mailroom-bench", dependencies: ["MailroomWeb", "MailroomStore", "MailroomCore", "HTTP"]),
 
         .testTarget(name: "MailroomCoreTests", dependencies: ["MailroomCore"]),
         .testTarget(name: "HTMLTests", dependencies: ["HTML"]),
+        .testTarget(name: "MailroomStoreTests", dependencies: ["MailroomStore", "MailroomCore"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "MailroomWebTests", dependencies: ["MailroomWeb", "MailroomCore", "HTTP"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MailroomWeb", "MailroomCore", "HTTPServer", "HTTP"]
+            dependencies: ["MailroomWeb", "MailroomCore", "MailroomStore", "HTTPServer", "HTTP"]
         ),
     ],
     swiftLanguageModes: [.v6]

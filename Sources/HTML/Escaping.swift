@@ -2,33 +2,34 @@
 public enum Escaping {
     /// Escapes `&`, `<` and `>`, which is all that text content needs.
     public static func appendText(_ text: String, to buffer: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { bytes in
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "&"): buffer.append(contentsOf: "&amp;".utf8)
-                case UInt8(ascii: "<"): buffer.append(contentsOf: "&lt;".utf8)
-                case UInt8(ascii: ">"): buffer.append(contentsOf: "&gt;".utf8)
-                default: buffer.append(byte)
-                }
-            }
-        }
+        append(text, to: &buffer, escapingQuotes: false)
     }
 
     /// Escapes `&`, both quotes, `<` and `>`, so a value can never leave its double quotes.
     public static func appendAttributeValue(_ value: String, to buffer: inout [UInt8]) {
-        var value = value
-        value.withUTF8 { bytes in
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "&"): buffer.append(contentsOf: "&amp;".utf8)
-                case UInt8(ascii: "\""): buffer.append(contentsOf: "&quot;".utf8)
-                case UInt8(ascii: "'"): buffer.append(contentsOf: "&#39;".utf8)
-                case UInt8(ascii: "<"): buffer.append(contentsOf: "&lt;".utf8)
-                case UInt8(ascii: ">"): buffer.append(contentsOf: "&gt;".utf8)
-                default: buffer.append(byte)
+        append(value, to: &buffer, escapingQuotes: true)
+    }
+
+    /// Copies runs of safe bytes in one go and replaces only the bytes that need it.
+    private static func append(_ string: String, to buffer: inout [UInt8], escapingQuotes: Bool) {
+        var string = string
+        string.withUTF8 { bytes in
+            var runStart = 0
+            for index in 0..<bytes.count {
+                let replacement: StaticString
+                switch bytes[index] {
+                case UInt8(ascii: "&"): replacement = "&amp;"
+                case UInt8(ascii: "<"): replacement = "&lt;"
+                case UInt8(ascii: ">"): replacement = "&gt;"
+                case UInt8(ascii: "\"") where escapingQuotes: replacement = "&quot;"
+                case UInt8(ascii: "'") where escapingQuotes: replacement = "&#39;"
+                default: continue
                 }
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                replacement.withUTF8Buffer { buffer.append(contentsOf: $0) }
+                runStart = index + 1
             }
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         }
     }
 

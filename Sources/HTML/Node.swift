@@ -8,6 +8,7 @@ public struct Node: Sendable {
         case void(StaticString, [Attribute])
         case text(String)
         case trusted(StaticString)
+        case rendered([UInt8])
         case fragment([Node])
     }
 
@@ -24,6 +25,9 @@ public struct Node: Sendable {
     public static func trusted(_ markup: StaticString) -> Node { Node(.trusted(markup)) }
 
     public static let empty = Node(.fragment([]))
+
+    /// Markup that this module rendered earlier, spliced in without rendering it again.
+    public static func rendered(_ html: RenderedHTML) -> Node { Node(.rendered(html.bytes)) }
 
     public static func fragment(_ nodes: [Node]) -> Node { Node(.fragment(nodes)) }
 
@@ -43,5 +47,17 @@ public struct Node: Sendable {
 extension Node: ExpressibleByStringLiteral {
     public init(stringLiteral value: String) {
         self.init(.text(value))
+    }
+}
+
+/// The bytes of a node rendered once, to be reused; only rendering a `Node` can make one.
+public struct RenderedHTML: Sendable {
+    public let bytes: [UInt8]
+
+    public init(_ node: Node) {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1_024)
+        node.render(into: &buffer)
+        bytes = buffer
     }
 }

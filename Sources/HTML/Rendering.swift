@@ -14,6 +14,8 @@ extension Node {
             Escaping.appendText(text, to: &buffer)
         case .trusted(let markup):
             buffer.append(markup)
+        case .rendered(let bytes):
+            buffer.append(contentsOf: bytes)
         case .fragment(let nodes):
             for node in nodes { node.render(into: &buffer) }
         }

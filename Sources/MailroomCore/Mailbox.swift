@@ -21,12 +21,16 @@ public struct BulkOutcome: Hashable, Sendable {
     public var missing: [MessageID]
 }
 
-/// An ordered list of messages, newest on top unless someone moved them.
+/// A named, ordered list of messages, newest on top unless someone moved them.
 public struct Mailbox: Hashable, Sendable {
-    public private(set) var messages: [Message]
+    public let id: MailboxID
+    public internal(set) var name: String
+    public internal(set) var messages: [Message]
     private var nextID: Int64
 
-    public init(messages: [Message] = []) {
+    public init(id: MailboxID = .inbox, name: String = "Inbox", messages: [Message] = []) {
+        self.id = id
+        self.name = name
         self.messages = messages
         self.nextID = (messages.map(\.id.rawValue).max() ?? 0) + 1
     }
@@ -45,16 +49,20 @@ public struct Mailbox: Hashable, Sendable {
     }
 
     /// Checks `draft` and puts the new, unread message on top.
+    ///
+    /// Ids come from this mailbox alone; inside a `Library`, add through the library instead.
     @discardableResult
     public mutating func add(_ draft: Draft, at time: Int64) throws(MailboxError) -> Message {
-        let valid: Draft
-        do { valid = try draft.validated() } catch { throw .draft(error) }
-        let message = Message(
-            id: MessageID(nextID), subject: valid.subject, body: valid.body, author: valid.author,
-            createdAt: time)
+        let message = try Self.newMessage(draft, id: MessageID(nextID), at: time)
         nextID += 1
         messages.insert(message, at: 0)
         return message
+    }
+
+    static func newMessage(_ draft: Draft, id: MessageID, at time: Int64) throws(MailboxError) -> Message {
+        let valid: Draft
+        do { valid = try draft.validated() } catch { throw .draft(error) }
+        return Message(id: id, subject: valid.subject, body: valid.body, author: valid.author, createdAt: time)
     }
 
     /// Replaces a message's subject and body with a checked draft.
@@ -132,6 +140,20 @@ public struct Mailbox: Hashable, Sendable {
         let applied = messages.lazy.map(\.id).filter { named.contains($0) }
         let present = Set(applied)
         return BulkOutcome(applied: Array(applied), missing: named.subtracting(present).sorted())
+    }
+}
+
+extension Mailbox {
+    // Two mailboxes are equal when they show the same thing; the private id counter used by
+    // stand-alone `add` is bookkeeping, not content.
+    public static func == (lhs: Mailbox, rhs: Mailbox) -> Bool {
+        lhs.id == rhs.id && lhs.name == rhs.name && lhs.messages == rhs.messages
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(name)
+        hasher.combine(messages)
     }
 }
 

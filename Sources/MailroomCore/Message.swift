@@ -8,6 +8,8 @@ public struct Message: Identifiable, Hashable, Sendable {
     public var createdAt: Int64
     public var isUnread: Bool
     public var isFlagged: Bool
+    /// Set while the message is in Trash: where Undo and Restore put it back.
+    public var origin: Origin?
 
     public init(
         id: MessageID,
@@ -16,7 +18,8 @@ public struct Message: Identifiable, Hashable, Sendable {
         author: String = "",
         createdAt: Int64,
         isUnread: Bool = true,
-        isFlagged: Bool = false
+        isFlagged: Bool = false,
+        origin: Origin? = nil
     ) {
         self.id = id
         self.subject = subject
@@ -25,5 +28,6 @@ public struct Message: Identifiable, Hashable, Sendable {
         self.createdAt = createdAt
         self.isUnread = isUnread
         self.isFlagged = isFlagged
+        self.origin = origin
     }
 }

@@ -31,13 +31,39 @@ enum Formatting {
             + "\(two(date.tm_hour)):\(two(date.tm_min)):\(two(date.tm_sec))Z"
     }
 
-    /// The start of a body on one line, cut at a word near `limit` characters.
+    /// The start of a body on one line, cut at a word near `limit` bytes of UTF-8.
+    ///
+    /// Works on bytes and stops early, so a 10,000-character body costs no more than a short one.
     static func preview(_ body: String, limit: Int = 120) -> String {
-        let flat = body.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        guard flat.count > limit else { return flat }
-        let cut = flat.prefix(limit)
-        let atWord = cut.lastIndex(of: " ").map { cut[..<$0] } ?? cut
-        return atWord + "…"
+        var output: [UInt8] = []
+        output.reserveCapacity(limit + 4)
+        var pendingSpace = false
+        var truncated = false
+        for byte in body.utf8 {
+            let isSpace = byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+            if isSpace {
+                pendingSpace = !output.isEmpty
+                continue
+            }
+            if output.count >= limit {
+                truncated = true
+                break
+            }
+            if pendingSpace {
+                output.append(0x20)
+                pendingSpace = false
+            }
+            output.append(byte)
+        }
+        guard truncated else { return String(decoding: output, as: UTF8.self) }
+        // Cut at the last space if there is one, else at the last whole UTF-8 sequence.
+        if let space = output.lastIndex(of: 0x20) {
+            output.removeSubrange(space...)
+        } else {
+            while let last = output.last, last & 0xC0 == 0x80 { output.removeLast() }
+            if let last = output.last, last >= 0xC0 { output.removeLast() }
+        }
+        return String(decoding: output, as: UTF8.self) + "…"
     }
 
     private static func parts(_ seconds: Int64) -> tm {

@@ -1,12 +1,15 @@
 import HTML
 import MailroomCore
 
-/// The mailbox list, rendered entirely from one `ListState`.
+/// A mailbox's list, rendered entirely from one `ListState`.
 struct ListPage {
+    let library: Library
     let mailbox: Mailbox
     let state: ListState
     let notice: Notice?
     let now: Int64
+    /// Rows are looked up here first, and new ones left here for the next page.
+    let rows: RowCache.Batch
     /// What the person typed into the Add form, kept when it was refused.
     var draft = Draft(subject: "")
     var problems: [String] = []
@@ -15,13 +18,14 @@ struct ListPage {
 
     func render() -> [UInt8] {
         Layout.document(title: documentTitle, bodyClass: state.mode == .active ? "list-page editing" : "list-page") {
+            Sidebar(library: library, current: mailbox.id).body
             header(.class("bar")) {
                 div(.class("bar-title")) {
                     if state.mode == .active {
-                        p(.class("bar-context")) { "Inbox" }
+                        p(.class("bar-context")) { mailbox.name }
                         h1(.id("selection-count"), .aria("live", "polite")) { "\(selectedCount) Selected" }
                     } else {
-                        h1 { "Inbox" }
+                        h1 { mailbox.name }
                         p(.class("bar-context")) { unreadSummary }
                     }
                 }
@@ -29,7 +33,12 @@ struct ListPage {
             }
             main(.id("content")) {
                 if let notice {
-                    p(.class("notice"), .role("status")) { notice.text }
+                    noticeBanner(notice)
+                }
+                if isTrash && state.mode == .inactive && !mailbox.isEmpty {
+                    p(.class("trash-actions")) {
+                        a(.class("button destructive"), .id("empty-trash"), .href(Paths.emptyTrash)) { "Empty Trash…" }
+                    }
                 }
                 if mailbox.isEmpty {
                     emptyState
@@ -38,15 +47,36 @@ struct ListPage {
                 } else {
                     browsingList
                 }
-                if state.mode == .inactive {
+                if state.mode == .inactive && !isTrash {
                     addForm
                 }
             }
         }
     }
 
+    private var isTrash: Bool { mailbox.id == .trash }
+
     private var documentTitle: String {
-        state.mode == .active ? "\(selectedCount) Selected — Inbox — Mailroom" : "Inbox — Mailroom"
+        state.mode == .active ? "\(selectedCount) Selected — \(mailbox.name) — Mailroom" : "\(mailbox.name) — Mailroom"
+    }
+
+    private var here: String { Paths.mailbox(mailbox.id) }
+
+    /// What just happened, with Undo right away when messages went to Trash.
+    private func noticeBanner(_ notice: Notice) -> Node {
+        div(.class("notice"), .role("status"), .id("notice")) {
+            span { notice.text(in: library) }
+            if !notice.undo.isEmpty {
+                form(.methodPost, .action(here), .class("undo")) {
+                    hiddenStateFields
+                    input(.type(.hidden), .name("action"), .value("undo"))
+                    for id in notice.undo {
+                        input(.type(.hidden), .name("id"), .value(id.description))
+                    }
+                    button(.type(.submit), .class("button"), .id("undo")) { "Undo" }
+                }
+            }
+        }
     }
 
     private var unreadSummary: String {
@@ -58,18 +88,19 @@ struct ListPage {
     /// Edit while browsing, Done while editing or confirming; disabled when there is nothing to edit.
     private var editButton: Node {
         if state.mode.isEditing {
-            return a(.class("button bar-button"), .id("done"), .href(Paths.inbox(state.done))) { "Done" }
+            return a(.class("button bar-button"), .id("done"), .href(Paths.mailbox(mailbox.id, state.done))) { "Done" }
         }
         if mailbox.isEmpty {
             return button(.type(.button), .class("button bar-button"), .id("edit"), .disabled()) { "Edit" }
         }
-        return a(.class("button bar-button"), .id("edit"), .href(Paths.inbox(state.editing(mailbox)))) { "Edit" }
+        return a(.class("button bar-button"), .id("edit"), .href(Paths.mailbox(mailbox.id, state.editing(mailbox)))) { "Edit" }
     }
 
     private var emptyState: Node {
         div(.class("empty"), .id("empty")) {
             h2 { "No messages" }
-            p { "The Inbox is empty. New messages you add will appear here." }
+            p { isTrash ? "Trash is empty. Deleted messages wait here until you delete them for good."
+                : "\(mailbox.name) is empty. Messages added or moved here will appear in this list." }
         }
     }
 
@@ -81,7 +112,7 @@ struct ListPage {
                 if state.mode.pendingRow == message.id {
                     confirmingRow(message)
                 } else {
-                    browsingRow(message)
+                    rows.row(message, .browsing(mailbox.id)) { browsingRow(message) }
                 }
             }
         }
@@ -92,7 +123,7 @@ struct ListPage {
             a(.class("row-link"), .href(Paths.message(message.id))) {
                 rowSummary(message)
             }
-            a(.class("row-delete"), .href(Paths.inbox(state.confirmingDelete(of: message.id))),
+            a(.class("row-delete"), .href(Paths.mailbox(mailbox.id, state.confirmingDelete(of: message.id))),
               .aria("label", "Delete “\(message.subject)”")) { "Delete" }
         }
     }
@@ -101,24 +132,30 @@ struct ListPage {
     private func confirmingRow(_ message: Message) -> Node {
         li(.class(rowClass(message) + " confirming"), .id("message-\(message.id)"), .data("id", message.id.description)) {
             div(.class("row-link")) { rowSummary(message) }
-            form(.methodPost, .action(Paths.inbox), .class("confirm")) {
+            form(.methodPost, .action(here), .class("confirm")) {
                 hiddenStateFields
                 button(.type(.submit), .name("delete"), .value(message.id.description), .class("button destructive"),
-                       .aria("label", "Confirm delete “\(message.subject)”"), .autofocus()) { "Delete" }
+                       .aria("label", "Confirm delete “\(message.subject)”"), .autofocus()) {
+                    isTrash ? "Delete Permanently" : "Delete"
+                }
             }
-            a(.class("button"), .href(Paths.inbox(state.done))) { "Cancel" }
+            a(.class("button"), .href(Paths.mailbox(mailbox.id, state.done))) { "Cancel" }
         }
     }
 
     // MARK: Editing (active)
 
     private var editingList: Node {
-        form(.methodPost, .action(Paths.inbox), .id("edit-form")) {
+        form(.methodPost, .action(here), .id("edit-form")) {
             input(.type(.hidden), .name("mode"), .value("active"))
             toolbar
             ul(.class("list editing"), .id("messages"), .aria("label", "Messages")) {
                 for (offset, message) in mailbox.messages.enumerated() {
-                    editingRow(message, offset: offset)
+                    rows.row(message, .editing(
+                        mailbox.id, selected: state.selection.contains(message.id),
+                        first: offset == 0, last: offset == mailbox.count - 1)) {
+                        editingRow(message, offset: offset)
+                    }
                 }
             }
         }
@@ -145,7 +182,28 @@ struct ListPage {
             } else {
                 bulkButton("flag", "Flag", disabled: isEmpty)
             }
-            bulkButton("delete", "Delete (\(selected.count))", disabled: isEmpty, extraClass: " destructive")
+            if isTrash {
+                bulkButton("restore", "Restore", disabled: isEmpty)
+            } else if mailbox.id != .archive {
+                bulkButton("archive", "Archive", disabled: isEmpty)
+            }
+            moveControl(disabled: isEmpty)
+            bulkButton("delete", isTrash ? "Delete Permanently (\(selected.count))" : "Delete (\(selected.count))",
+                       disabled: isEmpty, extraClass: " destructive")
+        }
+    }
+
+    /// Move to…: a choice of every other mailbox and a button to go.
+    private func moveControl(disabled: Bool) -> Node {
+        let targets = library.mailboxes.filter { $0.id != mailbox.id && $0.id != .trash }
+        return span(.class("move-to")) {
+            label(.for("move-target"), .class("visually-hidden")) { "Move selected messages to" }
+            element("select", [.id("move-target"), .name("target")]) {
+                for target in targets {
+                    element("option", [.value(target.id.slug)]) { target.name }
+                }
+            }
+            bulkButton("move-to", "Move", disabled: disabled)
         }
     }
 
@@ -166,15 +224,27 @@ struct ListPage {
                 rowSummary(message)
             }
             span(.class("row-tools")) {
-                button(.type(.submit), .name("move-up"), .value(id), .class("button icon"), .disabled(offset == 0),
-                       .aria("label", "Move “\(message.subject)” up")) { "↑" }
-                button(.type(.submit), .name("move-down"), .value(id), .class("button icon"),
-                       .disabled(offset == mailbox.count - 1),
-                       .aria("label", "Move “\(message.subject)” down")) { "↓" }
+                if isTrash {
+                    button(.type(.submit), .name("restore"), .value(id), .class("button"),
+                           .aria("label", "Restore “\(message.subject)”")) { "Restore" }
+                } else {
+                    moveButtons(message, offset: offset)
+                }
                 button(.type(.submit), .name("delete"), .value(id), .class("button destructive"),
                        .aria("label", "Delete “\(message.subject)”")) { "Delete" }
             }
         }
+    }
+
+    private func moveButtons(_ message: Message, offset: Int) -> Node {
+        let id = message.id.description
+        return .fragment([
+                button(.type(.submit), .name("move-up"), .value(id), .class("button icon"), .disabled(offset == 0),
+                       .aria("label", "Move “\(message.subject)” up")) { "↑" },
+                button(.type(.submit), .name("move-down"), .value(id), .class("button icon"),
+                       .disabled(offset == mailbox.count - 1),
+                       .aria("label", "Move “\(message.subject)” down")) { "↓" },
+        ])
     }
 
     // MARK: Shared pieces
@@ -213,7 +283,7 @@ struct ListPage {
         let isOpen = !problems.isEmpty || mailbox.isEmpty
         return element("details", [.class("compose"), .id("compose"), .boolean("open", isOpen)]) {
             element("summary", [.class("button")]) { "New Message" }
-            form(.methodPost, .action(Paths.inbox), .id("add-form")) {
+            form(.methodPost, .action(here), .id("add-form")) {
                 input(.type(.hidden), .name("action"), .value("add"))
                 if !problems.isEmpty {
                     div(.class("form-errors"), .role("alert"), .id("form-errors")) {

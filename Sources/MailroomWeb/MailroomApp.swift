@@ -2,20 +2,62 @@ import HTTP
 import MailroomCore
 import Synchronization
 
-/// The whole web application as one `(Request) -> Response` function over a shared mailbox.
+/// Writes a library's changed rows durably, or throws and leaves the stored state as it was.
+public typealias SaveChanges = @Sendable (Changes) throws -> Void
+
+/// The whole web application as one `(Request) -> Response` function over a shared library.
 public final class MailroomApp: Sendable {
-    let inbox: Mutex<Mailbox>
+    let state: Mutex<Library>
+    let save: SaveChanges
     let files: StaticFiles
     let now: @Sendable () -> Int64
+    let rowCache = RowCache()
 
-    public init(mailbox: Mailbox, publicFolder: String, now: @escaping @Sendable () -> Int64) {
-        self.inbox = Mutex(mailbox)
+    /// `save` is called with every change before it becomes visible, under one lock, so two
+    /// posts never interleave and nothing is shown that was not stored.
+    public init(
+        library: Library, publicFolder: String, now: @escaping @Sendable () -> Int64,
+        save: @escaping SaveChanges = { _ in }
+    ) {
+        self.state = Mutex(library)
+        self.save = save
         self.files = StaticFiles(root: publicFolder)
         self.now = now
     }
 
-    /// A copy of the mailbox as it is at this moment.
-    public var snapshot: Mailbox { inbox.withLock { $0 } }
+    /// An app whose Inbox holds `mailbox`'s messages, kept in memory only.
+    public convenience init(mailbox: Mailbox, publicFolder: String, now: @escaping @Sendable () -> Int64) {
+        self.init(library: Library(inbox: mailbox), publicFolder: publicFolder, now: now)
+    }
+
+    /// The whole library as it is at this moment.
+    public var library: Library { state.withLock { $0 } }
+
+    /// The Inbox as it is at this moment.
+    public var snapshot: Mailbox { library[.inbox] ?? Mailbox() }
+
+    /// Runs `command` on a copy of the library, stores what changed, and only then makes the
+    /// copy current. A command that throws, or a save that fails, changes nothing.
+    func perform<Result: Sendable>(
+        _ command: (inout Library) throws(HTTPError) -> Result
+    ) throws(HTTPError) -> Result {
+        try state.withLock { current throws(HTTPError) -> Result in
+            var next = current
+            let result = try command(&next)
+            let changes = next.changes(since: current)
+            if !changes.isEmpty {
+                do {
+                    try save(changes)
+                } catch {
+                    throw HTTPError(
+                        .internalServerError,
+                        "Mailroom could not save this change, so nothing was changed. (\(error))")
+                }
+            }
+            current = next
+            return result
+        }
+    }
 
     /// The page for a request refused before routing, such as one over the server's limits.
     public func response(for error: HTTPError) -> Response {
@@ -37,23 +79,34 @@ public final class MailroomApp: Sendable {
 
     private func route(_ request: Request) throws(HTTPError) -> Response {
         let isRead = request.method == .get || request.method == .head
-        switch (Route(path: request.path), request.method) {
-        case (.root, _) where isRead:
+        let isPost = request.method == .post
+        switch Route(path: request.path) {
+        case .root where isRead:
             return .redirect(.found, to: Paths.inbox)
-        case (.inbox, _) where isRead:
-            return try showInbox(request)
-        case (.inbox, .post):
-            return try changeInbox(request)
-        case (.message(let text), _):
+        case .mailboxes where isRead:
+            return showMailboxes(request)
+        case .mailboxes where isPost:
+            return try changeMailboxes(request)
+        case .mailbox(let slug) where isRead:
+            return try showList(try mailboxID(slug), request: request)
+        case .mailbox(let slug) where isPost:
+            return try changeList(try mailboxID(slug), request: request)
+        case .emptyTrash where isRead:
+            return showEmptyTrash()
+        case .emptyTrash where isPost:
+            return try emptyTrash(request)
+        case .deleteMailbox(let slug) where isRead:
+            return try showDeleteMailbox(try mailboxID(slug))
+        case .deleteMailbox(let slug) where isPost:
+            return try deleteMailbox(try mailboxID(slug), request: request)
+        case .message(let text) where isRead || isPost:
             guard let id = MessageID(text) else { throw HTTPError(.notFound, "There is no message “\(text)”.") }
-            if isRead { return try showMessage(id, request: request) }
-            if request.method == .post { return try changeMessage(id, request: request) }
+            return isRead ? try showMessage(id, request: request) : try changeMessage(id, request: request)
+        case .root, .mailboxes, .emptyTrash, .deleteMailbox:
+            throw methodNotAllowed(allow: request.path == "/" ? "GET, HEAD" : "GET, HEAD, POST")
+        case .mailbox, .message:
             throw methodNotAllowed(allow: "GET, HEAD, POST")
-        case (.inbox, _):
-            throw methodNotAllowed(allow: "GET, HEAD, POST")
-        case (.root, _):
-            throw methodNotAllowed(allow: "GET, HEAD")
-        case (.other, _):
+        case .other:
             guard let file = files.response(for: request.path) else {
                 throw HTTPError(.notFound, "There is no page at this address.")
             }
@@ -66,20 +119,31 @@ public final class MailroomApp: Sendable {
         HTTPError(.methodNotAllowed, "This address does not accept that method.", headers: ["Allow": allow])
     }
 
+    private func mailboxID(_ slug: Substring) throws(HTTPError) -> MailboxID {
+        guard let id = MailboxID(slug: slug), library[id] != nil else {
+            throw HTTPError(.notFound, "There is no mailbox “\(slug)”.")
+        }
+        return id
+    }
 }
 
 /// Where a path leads, before the method is considered.
 private enum Route {
-    case root, inbox
+    case root, mailboxes, emptyTrash
+    case mailbox(Substring)
+    case deleteMailbox(Substring)
     case message(Substring)
     case other
 
     init(path: String) {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        switch segments.count {
-        case 1 where segments.first == "": self = .root
-        case 2 where segments.first == "mailboxes" && segments.last == "inbox": self = .inbox
-        case 2 where segments.first == "messages": self = .message(segments.last ?? "")
+        let segments = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+        switch (segments.count, segments.first) {
+        case (1, ""): self = .root
+        case (1, "mailboxes"): self = .mailboxes
+        case (2, "mailboxes"): self = .mailbox(segments[1])
+        case (3, "mailboxes") where segments[1] == "trash" && segments[2] == "empty": self = .emptyTrash
+        case (3, "mailboxes") where segments[2] == "delete": self = .deleteMailbox(segments[1])
+        case (2, "messages"): self = .message(segments[1])
         default: self = .other
         }
     }

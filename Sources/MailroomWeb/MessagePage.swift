@@ -3,7 +3,10 @@ import MailroomCore
 
 /// One message in full, with its actions and a form to edit it.
 struct MessagePage {
+    let library: Library
     let message: Message
+    /// The mailbox the message is in, for the back link and the actions it offers.
+    let mailbox: Mailbox
     let notice: Notice?
     /// What the person typed into the edit form, kept when it was refused.
     var draft: Draft?
@@ -12,8 +15,9 @@ struct MessagePage {
     func render() -> [UInt8] {
         let shown = draft ?? Draft(subject: message.subject, body: message.body)
         return Layout.document(title: "\(message.subject) — Mailroom", bodyClass: "message-page") {
+            Sidebar(library: library, current: mailbox.id).body
             header(.class("bar")) {
-                a(.class("button bar-button back"), .href(Paths.inbox), .id("back")) { "‹ Inbox" }
+                a(.class("button bar-button back"), .href(Paths.mailbox(mailbox.id)), .id("back")) { "‹ \(mailbox.name)" }
                 form(.methodPost, .action(Paths.message(message.id)), .class("bar-actions")) {
                     if message.isUnread {
                         button(.type(.submit), .name("action"), .value("mark-read"), .class("button")) { "Mark Read" }
@@ -25,12 +29,19 @@ struct MessagePage {
                     } else {
                         button(.type(.submit), .name("action"), .value("flag"), .class("button")) { "Flag" }
                     }
-                    button(.type(.submit), .name("action"), .value("delete"), .class("button destructive")) { "Delete" }
+                    if mailbox.id == .trash {
+                        button(.type(.submit), .name("action"), .value("restore"), .class("button")) { "Restore" }
+                    } else if mailbox.id != .archive {
+                        button(.type(.submit), .name("action"), .value("archive"), .class("button")) { "Archive" }
+                    }
+                    button(.type(.submit), .name("action"), .value("delete"), .class("button destructive")) {
+                        mailbox.id == .trash ? "Delete Permanently" : "Delete"
+                    }
                 }
             }
             main(.id("content")) {
                 if let notice {
-                    p(.class("notice"), .role("status")) { notice.text }
+                    div(.class("notice"), .role("status"), .id("notice")) { span { notice.text(in: library) } }
                 }
                 element("article", [.class("message" + (message.isFlagged ? " flagged" : "")), .id("message")]) {
                     h1(.class("message-subject")) { message.subject }

@@ -5,58 +5,67 @@ extension MailroomApp {
     /// Shows a message and, like Mail, marks it read, unless the person just marked it unread.
     func showMessage(_ id: MessageID, request: Request) throws(HTTPError) -> Response {
         let keepUnread = request.query["keep"] == "unread" || request.method == .head
-        let message = inbox.withLock { mailbox -> Message? in
-            if !keepUnread { mailbox.setUnread(false, for: [id]) }
-            return mailbox.message(id)
+        if !keepUnread, library.message(id)?.isUnread == true {
+            _ = try perform { library throws(HTTPError) in
+                if let box = library.mailbox(of: id) {
+                    _ = try? library.update(box) { mailbox in mailbox.setUnread(false, for: [id]) }
+                }
+            }
         }
-        guard let message else { throw HTTPError(.notFound, "There is no message \(id); it may have been deleted.") }
-        return Response(html: MessagePage(message: message, notice: Notice(from: request.query)).render())
-    }
-
-    /// The message page after an action: only opening a message marks it read, so an unread
-    /// message stays unread through Flag, Save or Mark Unread.
-    private func revisit(_ id: MessageID, notice: String? = nil) -> String {
-        let isUnread = snapshot.message(id)?.isUnread ?? false
-        let query = [isUnread ? "keep=unread" : nil, notice].compactMap { $0 }.joined(separator: "&")
-        return query.isEmpty ? Paths.message(id) : Paths.message(id) + "?" + query
+        let library = library
+        guard let message = library.message(id), let box = library.mailbox(of: id), let mailbox = library[box] else {
+            throw Self.noSuchMessage(id)
+        }
+        let page = MessagePage(library: library, message: message, mailbox: mailbox, notice: Notice(from: request.query))
+        return Response(html: page.render())
     }
 
     func changeMessage(_ id: MessageID, request: Request) throws(HTTPError) -> Response {
         let form = try request.form()
+        guard let box = library.mailbox(of: id) else {
+            // A stale page's Delete for a message that is already gone: the wish is granted.
+            if form["action"] == "delete" { return .seeOther(Paths.inbox(.inactive, notice: Notice(.gone))) }
+            throw Self.noSuchMessage(id)
+        }
         switch form["action"] {
         case "save":
             let draft = Draft(subject: form["subject"] ?? "", body: form["body"] ?? "")
-            let result = inbox.withLock { mailbox -> Result<Void, MailboxError> in
-                Result { () throws(MailboxError) in try mailbox.edit(id, with: draft) }
-            }
-            switch result {
-            case .success:
-                return .seeOther(revisit(id, notice: "done=saved"))
-            case .failure(.unknownMessage):
-                throw HTTPError(.notFound, "There is no message \(id); it may have been deleted.")
-            case .failure(let error):
-                guard let message = snapshot.message(id) else {
-                    throw HTTPError(.notFound, "There is no message \(id); it may have been deleted.")
-                }
-                let page = MessagePage(message: message, notice: nil, draft: draft, problems: error.problems)
+            let problems = Self.problems(of: draft)
+            guard problems.isEmpty else {
+                let library = library
+                guard let message = library.message(id), let mailbox = library[box] else { throw Self.noSuchMessage(id) }
+                let page = MessagePage(
+                    library: library, message: message, mailbox: mailbox, notice: nil, draft: draft, problems: problems)
                 return Response(status: .unprocessableContent, html: page.render())
             }
+            try perform { library throws(HTTPError) in
+                try Self.update(&library, box, id) { mailbox throws(MailboxError) in try mailbox.edit(id, with: draft) }
+            }
+            return .seeOther(revisit(id, notice: "done=saved"))
         case "delete":
-            let outcome = inbox.withLock { $0.delete([id]) }
-            let notice = outcome.applied.isEmpty ? Notice(.gone) : Notice(.deleted, count: 1)
-            return .seeOther(Paths.inbox(.inactive, notice: notice))
+            let notice = try perform { library throws(HTTPError) in
+                try Removal.delete.apply(to: [id], from: box, in: &library)
+            }
+            return .seeOther(Paths.mailbox(box, notice: notice.count > 0 ? notice : Notice(.gone)))
+        case "restore":
+            let notice = try perform { library throws(HTTPError) in try Removal.restore.apply(to: [id], from: box, in: &library) }
+            return .seeOther(Paths.mailbox(.trash, notice: notice))
+        case "archive":
+            let notice = try perform { library throws(HTTPError) in
+                try Removal.move(to: .archive).apply(to: [id], from: box, in: &library)
+            }
+            return .seeOther(Paths.mailbox(box, notice: notice))
         case "mark-read", "mark-unread", "flag", "unflag":
             let action = form["action"]
-            let outcome = inbox.withLock { mailbox in
-                switch action {
-                case "mark-read": mailbox.setUnread(false, for: [id])
-                case "mark-unread": mailbox.setUnread(true, for: [id])
-                case "flag": mailbox.setFlagged(true, for: [id])
-                default: mailbox.setFlagged(false, for: [id])
+            try perform { library throws(HTTPError) in
+                try Self.update(&library, box, id) { mailbox in
+                    switch action {
+                    case "mark-read": mailbox.setUnread(false, for: [id])
+                    case "mark-unread": mailbox.setUnread(true, for: [id])
+                    case "flag": mailbox.setFlagged(true, for: [id])
+                    default: mailbox.setFlagged(false, for: [id])
+                    }
                 }
-            }
-            guard !outcome.applied.isEmpty else {
-                throw HTTPError(.notFound, "There is no message \(id); it may have been deleted.")
             }
             return .seeOther(revisit(id))
         case let other?:
@@ -64,5 +73,30 @@ extension MailroomApp {
         case nil:
             throw HTTPError(.badRequest, "The form says nothing to do: it has no action.")
         }
+    }
+
+    /// The message page after an action: only opening a message marks it read, so an unread
+    /// message stays unread through Flag, Save or Mark Unread.
+    private func revisit(_ id: MessageID, notice: String? = nil) -> String {
+        let isUnread = library.message(id)?.isUnread ?? false
+        let query = [isUnread ? "keep=unread" : nil, notice].compactMap { $0 }.joined(separator: "&")
+        return query.isEmpty ? Paths.message(id) : Paths.message(id) + "?" + query
+    }
+
+    private static func update(
+        _ library: inout Library, _ box: MailboxID, _ id: MessageID,
+        _ change: (inout Mailbox) throws(MailboxError) -> some Any
+    ) throws(HTTPError) {
+        do {
+            _ = try library.update(box, change)
+        } catch .mailbox(.unknownMessage), .unknownMailbox {
+            throw noSuchMessage(id)
+        } catch {
+            throw HTTPError(.badRequest, error.message)
+        }
+    }
+
+    static func noSuchMessage(_ id: MessageID) -> HTTPError {
+        HTTPError(.notFound, "There is no message \(id); it may have been deleted.")
     }
 }

@@ -29,4 +29,9 @@ public enum Samples {
         mailbox.setFlagged(true, for: mailbox.messages.filter { $0.subject.hasPrefix("Lunch") }.map(\.id))
         return mailbox
     }
+
+    /// The sample Inbox inside an otherwise empty library.
+    public static func library(now: Int64) -> Library {
+        Library(inbox: mailbox(now: now))
+    }
 }

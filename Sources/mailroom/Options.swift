@@ -5,6 +5,7 @@ import HTTPServer
 struct Options {
     var server = ServerConfiguration(threads: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     var publicFolder = "Public"
+    var databasePath = "mailroom.sqlite"
     var samples = true
     var logRequests = true
     var showHelp = false
@@ -21,8 +22,9 @@ struct Options {
           --host ADDRESS        address to listen on (default 127.0.0.1; 0.0.0.0 serves the LAN)
           --port N              port to listen on, 0 for any free port (default 8080)
           --threads N           event loops, one per core (default: the number of cores)
+          --db PATH             SQLite database file, created if missing (default mailroom.sqlite)
           --public PATH         folder of static files such as style.css (default Public)
-          --no-samples          start with an empty Inbox instead of a few sample messages
+          --no-samples          a new database starts empty instead of with a few sample messages
           --quiet               do not print a log line per request
           --max-body BYTES      largest request body accepted (default 65536; more is 413)
           --max-url BYTES       longest request target accepted (default 8192; more is 414)
@@ -51,6 +53,7 @@ struct Options {
             case "--port": options.server.port = try number(for: flag, in: 0...65535)
             case "--threads": options.server.threads = try number(for: flag, in: 1...256)
             case "--public": options.publicFolder = try value(for: flag)
+            case "--db": options.databasePath = try value(for: flag)
             case "--no-samples": options.samples = false
             case "--quiet": options.logRequests = false
             case "--max-body": options.server.maxBodyBytes = try number(for: flag, in: 1_024...(64 << 20))

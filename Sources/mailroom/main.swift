@@ -1,6 +1,8 @@
 import Glibc
 import HTTP
 import HTTPServer
+import MailroomCore
+import MailroomStore
 import MailroomWeb
 
 // Flags, wiring and signals; everything else lives in the libraries.
@@ -31,11 +33,27 @@ sigaddset(&stopSignals, SIGINT)
 sigaddset(&stopSignals, SIGTERM)
 pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 
-let startTime = Int64(Glibc.time(nil))
+let store: Store
+var library: Library
+do {
+    store = try Store(path: options.databasePath)
+    library = try store.load()
+    // Only a database that has never held a message gets the samples.
+    if options.samples && library.nextMessageID == 1 {
+        let seeded = Samples.library(now: Int64(Glibc.time(nil)))
+        try store.save(seeded.changes(since: library))
+        library = seeded
+    }
+} catch {
+    Console.error(error.description)
+    exit(1)
+}
+
 let app = MailroomApp(
-    mailbox: options.samples ? Samples.mailbox(now: startTime) : .init(),
+    library: library,
     publicFolder: options.publicFolder,
-    now: { Int64(Glibc.time(nil)) })
+    now: { Int64(Glibc.time(nil)) },
+    save: { changes in try store.save(changes) })
 
 let server: Server
 do {
@@ -45,6 +63,7 @@ do {
     try server.start()
 } catch {
     Console.error(error.description)
+    store.close()
     exit(1)
 }
 
@@ -55,4 +74,5 @@ var received: Int32 = 0
 sigwait(&stopSignals, &received)
 Console.out("mailroom: signal \(received), shutting down")
 server.stop()
+store.close()
 exit(0)

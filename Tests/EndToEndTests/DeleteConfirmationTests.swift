@@ -55,7 +55,7 @@ import Testing
         let after = try tab.submit(form, pressing: ("delete", "2"))
         #expect(tab.redirects.map(\.status) == [303])
         #expect(after.rowIDs == [1, 3])
-        #expect(after.notice == "1 message deleted.")
+        #expect(after.notice == "1 message moved to Trash.")
         #expect(after.confirmingRowIDs.isEmpty)
         #expect(after.editButtonText == "Edit")
         #expect(tab.queryValues("mode").isEmpty)
@@ -85,7 +85,7 @@ import Testing
 
         let stale = try alice.submit(try #require(alice.page.form(class: "confirm")), pressing: ("delete", "2"))
         #expect(alice.status == 200)
-        #expect(stale.notice == "That message was already deleted.")
+        #expect(stale.notice == "That message was already deleted or moved.")
         #expect(stale.rowIDs == [1])
         #expect(stale.confirmingRowIDs.isEmpty)
     }

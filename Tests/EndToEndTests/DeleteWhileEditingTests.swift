@@ -10,7 +10,7 @@ import Testing
 
         let page = try tab.press(("delete", "2"), ticking: [1, 2])
         #expect(page.rowIDs == [1, 3])
-        #expect(page.notice == "1 message deleted.")
+        #expect(page.notice == "1 message moved to Trash.")
         #expect(page.hasToolbar)
         #expect(page.editButtonText == "Done")
         #expect(page.checkedIDs == [1])
@@ -47,7 +47,7 @@ import Testing
         try tab.get("/mailboxes/inbox?mode=active")
 
         let page = try tab.press(("action", "delete"), ticking: [2, 4])
-        #expect(page.notice == "2 messages deleted.")
+        #expect(page.notice == "2 messages moved to Trash.")
         #expect(page.rowIDs == [1, 3])
         #expect(page.hasToolbar)
         #expect(page.checkedIDs.isEmpty)

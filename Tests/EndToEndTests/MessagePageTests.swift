@@ -13,7 +13,7 @@ import MailroomCore
         #expect(tab.status == 200)
         #expect(page.title == "Bravo — Mailroom")
         #expect(page.heading == "Bravo")
-        #expect(Self.actions(page) == ["mark-unread", "flag", "delete"])
+        #expect(Self.actions(page) == ["mark-unread", "flag", "archive", "delete"])
         #expect(server.mailbox.message(.init(2))?.isUnread == false)
 
         let back = try tab.follow(linkID: "back")
@@ -63,12 +63,12 @@ import MailroomCore
 
         let page = try tab.submit(try #require(tab.page.form(class: "bar-actions")), pressing: ("action", "mark-unread"))
         #expect(tab.redirects.map(\.status) == [303])
-        #expect(Self.actions(page) == ["mark-read", "flag", "delete"])
+        #expect(Self.actions(page) == ["mark-read", "flag", "archive", "delete"])
         #expect(Self.meta(page).contains("Unread"))
         #expect(server.mailbox.message(.init(1))?.isUnread == true)
 
         let reloaded = try tab.reload()
-        #expect(Self.actions(reloaded) == ["mark-read", "flag", "delete"])
+        #expect(Self.actions(reloaded) == ["mark-read", "flag", "archive", "delete"])
         #expect(server.mailbox.message(.init(1))?.isUnread == true)
         #expect(try tab.get("/mailboxes/inbox").rowClasses(1).contains("unread"))
     }
@@ -86,7 +86,7 @@ import MailroomCore
         let flagged = try tab.submit(try #require(tab.page.form(class: "bar-actions")), pressing: ("action", "flag"))
         #expect(server.mailbox.message(.init(1))?.isFlagged == true)
         #expect(server.mailbox.message(.init(1))?.isUnread == true, "Flag marked the message read")
-        #expect(Self.actions(flagged) == ["mark-read", "unflag", "delete"])
+        #expect(Self.actions(flagged) == ["mark-read", "unflag", "archive", "delete"])
     }
 
     @Test func flagAndUnflagShowOnThePageAndInTheList() throws {
@@ -96,14 +96,14 @@ import MailroomCore
 
         let flagged = try tab.submit(try #require(tab.page.form(class: "bar-actions")), pressing: ("action", "flag"))
         #expect(tab.currentURL == "/messages/2")
-        #expect(Self.actions(flagged) == ["mark-unread", "unflag", "delete"])
+        #expect(Self.actions(flagged) == ["mark-unread", "unflag", "archive", "delete"])
         #expect(flagged.element(id: "message")?.classes.contains("flagged") == true)
         #expect(Self.meta(flagged).contains("Flagged"))
         #expect(try tab.get("/mailboxes/inbox").rowClasses(2).contains("flagged"))
 
         try tab.get("/messages/2")
         let unflagged = try tab.submit(try #require(tab.page.form(class: "bar-actions")), pressing: ("action", "unflag"))
-        #expect(Self.actions(unflagged) == ["mark-unread", "flag", "delete"])
+        #expect(Self.actions(unflagged) == ["mark-unread", "flag", "archive", "delete"])
         #expect(server.mailbox.message(.init(2))?.isFlagged == false)
     }
 
@@ -116,11 +116,16 @@ import MailroomCore
         #expect(tab.redirects.map(\.status) == [303])
         #expect(tab.currentURL.hasPrefix("/mailboxes/inbox"))
         #expect(tab.queryValues("mode").isEmpty)
-        #expect(inbox.notice == "1 message deleted.")
+        #expect(inbox.notice == "1 message moved to Trash.")
+        #expect(tab.queryValues("undo") == ["2"])
+        #expect(inbox.undoForm != nil)
         #expect(inbox.rowIDs == [1, 3])
 
-        try tab.get("/messages/2")
-        #expect(tab.status == 404)
+        // The message was moved, not destroyed: its page now shows it in Trash.
+        let trashed = try tab.get("/messages/2")
+        #expect(tab.status == 200)
+        #expect(trashed.element(id: "back")?["href"] == "/mailboxes/trash")
+        #expect(Self.actions(trashed) == ["mark-unread", "flag", "restore", "delete"])
     }
 
     @Test(arguments: ["/messages/99", "/messages/0", "/messages/abc", "/messages/-1", "/messages/01"])

@@ -4,9 +4,11 @@ import Testing
 /// The real `mailroom` program: flags, the start-up line, serving, and a clean exit on SIGTERM.
 @Suite struct ProcessTests {
     @Test func theProgramServesTheInboxAndExitsCleanlyOnSigterm() throws {
+        let database = "/tmp/mailroom-process-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { unlink(database + suffix) } }
         let program = try ChildProcess(
             executable: try MailroomExecutable.path(),
-            arguments: ["--port", "0", "--no-samples", "--quiet", "--public", PackageLocation.publicFolder])
+            arguments: ["--port", "0", "--no-samples", "--quiet", "--db", database, "--public", PackageLocation.publicFolder])
         let banner = try program.waitForOutputLine(within: 10) { $0.hasPrefix("Mailroom listening on http://127.0.0.1:") }
         let port = try #require(Self.port(in: banner), "no port in: \(banner)")
 

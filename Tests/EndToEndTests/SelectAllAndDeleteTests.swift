@@ -18,7 +18,7 @@ import Testing
         #expect(tab.status == 200)
         #expect(emptied.rowIDs.isEmpty)
         #expect(emptied.isEmptyState)
-        #expect(emptied.notice == "3 messages deleted.")
+        #expect(emptied.notice == "3 messages moved to Trash.")
         #expect(!emptied.hasToolbar)
         #expect(!emptied.hasCheckboxes)
         #expect(tab.queryValues("mode").isEmpty)

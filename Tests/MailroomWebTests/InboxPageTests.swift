@@ -225,13 +225,13 @@ struct InboxPageTests {
 
     @Test(arguments: [
         ("?done=added", "Message added."),
-        ("?done=deleted&n=1", "1 message deleted."),
-        ("?done=deleted&n=3&gone=1", "3 messages deleted. 1 was already gone."),
+        ("?done=deleted&n=1", "1 message moved to Trash."),
+        ("?done=deleted&n=3&gone=1", "3 messages moved to Trash. 1 was already gone."),
         ("?mode=active&done=nothing-selected", "Select one or more messages first."),
     ])
     func aNoticeInTheURLIsShownAsStatus(query: String, text: String) throws {
         let html = try inbox.get("/mailboxes/inbox" + query).html
-        #expect(html.contains("<p class=\"notice\" role=\"status\">\(text)</p>"))
+        #expect(html.contains("<div class=\"notice\" role=\"status\" id=\"notice\"><span>\(text)</span>"))
     }
 
     @Test func anUnknownNoticeIsIgnored() throws {

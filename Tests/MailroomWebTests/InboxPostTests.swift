@@ -112,21 +112,25 @@ struct InboxPostTests {
     // MARK: Deleting
 
     @Test func deletingTheSelectionKeepsEditModeWithNothingSelected() throws {
+        let (bravo, delta) = (inbox.id("Bravo"), inbox.id("Delta"))
         let response = try post(active("Bravo", "Delta") + [("action", "delete")])
         #expect(response.code == 303)
-        #expect(response.location == "/mailboxes/inbox?mode=active&done=deleted&n=2")
+        #expect(response.location == "/mailboxes/inbox?mode=active&done=deleted&n=2&undo=\(bravo)&undo=\(delta)")
         #expect(inbox.subjects == ["Alpha", "Charlie"])
     }
 
-    @Test func deletingASelectionWithAGoneIDDeletesTheRestAndSaysNothingOfIt() throws {
+    /// An id the page named that no longer exists is counted as already gone, never guessed at.
+    @Test func deletingASelectionWithAGoneIDDeletesTheRestAndCountsTheGoneOne() throws {
+        let alpha = inbox.id("Alpha")
         let response = try post(active("Alpha") + [("selected", "424242"), ("action", "delete")])
-        #expect(response.location == "/mailboxes/inbox?mode=active&done=deleted&n=1")
+        #expect(response.location == "/mailboxes/inbox?mode=active&done=deleted&n=1&gone=1&undo=\(alpha)")
         #expect(inbox.subjects == ["Bravo", "Charlie", "Delta"])
     }
 
     @Test func deletingEveryRowLeavesEditMode() throws {
+        let undo = ["Alpha", "Bravo", "Charlie", "Delta"].map { "&undo=\(inbox.id($0))" }.joined()
         let response = try post(active("Alpha", "Bravo", "Charlie", "Delta") + [("action", "delete")])
-        #expect(response.location == "/mailboxes/inbox?done=deleted&n=4")
+        #expect(response.location == "/mailboxes/inbox?done=deleted&n=4" + undo)
         #expect(inbox.mailbox.isEmpty)
         let html = try inbox.get(try #require(response.location)).html
         #expect(html.tag(id: "empty") != nil)
@@ -140,17 +144,17 @@ struct InboxPostTests {
     }
 
     @Test func aRowsDeleteInEditModeKeepsTheOtherTicks() throws {
-        let response = try post(active("Alpha", "Charlie") + [("delete", inbox.id("Charlie").description)])
-        let alpha = inbox.id("Alpha")
+        let (alpha, charlie) = (inbox.id("Alpha"), inbox.id("Charlie"))
+        let response = try post(active("Alpha", "Charlie") + [("delete", charlie.description)])
         #expect(response.code == 303)
-        #expect(response.location == "/mailboxes/inbox?mode=active&selected=\(alpha)&done=deleted&n=1")
+        #expect(response.location == "/mailboxes/inbox?mode=active&selected=\(alpha)&done=deleted&n=1&undo=\(charlie)")
         #expect(inbox.subjects == ["Alpha", "Bravo", "Delta"])
     }
 
     @Test func aConfirmedSwipeDeletesTheRowAndCloses() throws {
         let bravo = inbox.id("Bravo").description
         let response = try post([("mode", "transient"), ("row", bravo), ("delete", bravo)])
-        #expect(response.location == "/mailboxes/inbox?done=deleted&n=1")
+        #expect(response.location == "/mailboxes/inbox?done=deleted&n=1&undo=\(bravo)")
         #expect(inbox.subjects == ["Alpha", "Charlie", "Delta"])
     }
 

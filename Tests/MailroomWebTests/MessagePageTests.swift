@@ -131,13 +131,19 @@ struct MessagePageTests {
         #expect(inbox.message("Alpha")?.isFlagged == false)
     }
 
+    /// Delete moves the message to Trash: its page still exists, now in Trash, and the Inbox offers Undo.
     @Test func deletingRedirectsToTheInboxWithANotice() throws {
         let response = try post([("action", "delete")])
         #expect(response.code == 303)
-        #expect(response.location == "/mailboxes/inbox?done=deleted&n=1")
+        #expect(response.location == "/mailboxes/inbox?done=deleted&n=1&undo=\(alpha)")
         #expect(inbox.subjects == ["Bravo"])
-        #expect(try inbox.get(page).code == 404)
-        #expect(try inbox.get(try #require(response.location)).html.contains("1 message deleted."))
+        #expect(inbox.app.library[.trash]?.ids == [alpha])
+        let trashed = try inbox.get(page)
+        #expect(trashed.code == 200)
+        #expect(trashed.html.tag(id: "back")?.attribute("href") == "/mailboxes/trash")
+        let html = try inbox.get(try #require(response.location)).html
+        #expect(html.contains("<span>1 message moved to Trash.</span>"))
+        #expect(html.tag(id: "undo") != nil)
     }
 
     @Test func deletingAMessageThatIsGoneSaysSo() throws {

@@ -18,7 +18,7 @@ struct RoutingTests {
     }
 
     @Test(arguments: [
-        "/nowhere", "/mailboxes", "/mailboxes/inbox/", "/mailboxes/archive", "/mailboxes//inbox",
+        "/nowhere", "/mailboxes/nope", "/mailboxes/99", "/mailboxes/100", "/mailboxes/inbox/", "/mailboxes//inbox",
         "/messages", "/messages/1/extra",
     ])
     func anUnknownAddressIsA404Page(target: String) throws {

@@ -20,10 +20,7 @@ final class TestApp {
     }
 
     init(subjects: [String], bodies: [String: String] = [:], times: [String: Int64] = [:]) throws {
-        folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("mailroom-web-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Data("body { margin: 0 }\n".utf8).write(to: folder.appendingPathComponent("style.css"))
+        folder = try Self.makePublicFolder()
 
         var mailbox = Mailbox()
         // New messages go on top, so the bottom row is added first.
@@ -33,8 +30,38 @@ final class TestApp {
         app = MailroomApp(mailbox: mailbox, publicFolder: folder.path, now: { fixedNow })
     }
 
+    /// An app over a whole library, whose every change is handed to `save` before it is shown.
+    init(library: Library, save: @escaping SaveChanges = { _ in }) throws {
+        folder = try Self.makePublicFolder()
+        app = MailroomApp(library: library, publicFolder: folder.path, now: { fixedNow }, save: save)
+    }
+
+    private static func makePublicFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("mailroom-web-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("body { margin: 0 }\n".utf8).write(to: folder.appendingPathComponent("style.css"))
+        return folder
+    }
+
     deinit {
         try? FileManager.default.removeItem(at: folder)
+    }
+
+    // MARK: The library
+
+    var library: Library { app.library }
+
+    /// The subjects of mailbox `box`, top to bottom; empty when it does not exist.
+    func subjects(in box: MailboxID) -> [String] { library[box]?.messages.map(\.subject) ?? [] }
+
+    /// The id of the message with `subject`, in whichever mailbox it is.
+    func anyID(_ subject: String, sourceLocation: SourceLocation = #_sourceLocation) -> MessageID {
+        for mailbox in library.mailboxes {
+            if let message = mailbox.messages.first(where: { $0.subject == subject }) { return message.id }
+        }
+        Issue.record("No message “\(subject)” in any mailbox", sourceLocation: sourceLocation)
+        return MessageID(999_999)
     }
 
     // MARK: The mailbox
@@ -73,6 +100,33 @@ final class TestApp {
     ) throws -> Response {
         try respond(.post, target, headers: Headers([("Content-Type", contentType)]), body: FormData(fields).urlEncoded)
     }
+}
+
+/// A library with Inbox, Archive and, for each of `custom`, a mailbox of one's own (ids 100, 101, ...).
+/// Messages are listed top to bottom and numbered 1, 2, 3, ... in the order they appear here: the
+/// Inbox's first, then the Archive's, then each custom mailbox's. All are unread and unflagged
+/// unless named in `read` or `flagged`.
+func makeLibrary(
+    inbox: [String], archive: [String] = [], custom: [(String, [String])] = [],
+    read: Set<String> = [], flagged: Set<String> = []
+) -> Library {
+    var next: Int64 = 1
+    func messages(_ subjects: [String]) -> [Message] {
+        subjects.map { subject in
+            defer { next += 1 }
+            return Message(
+                id: MessageID(next), subject: subject, body: "About \(subject).", author: "Ada",
+                createdAt: fixedNow - next * 60, isUnread: !read.contains(subject), isFlagged: flagged.contains(subject))
+        }
+    }
+    var boxes = [
+        Mailbox(id: .inbox, name: "Inbox", messages: messages(inbox)),
+        Mailbox(id: .archive, name: "Archive", messages: messages(archive)),
+    ]
+    for (offset, (name, subjects)) in custom.enumerated() {
+        boxes.append(Mailbox(id: MailboxID(rawValue: MailboxID.firstCustom + Int64(offset)), name: name, messages: messages(subjects)))
+    }
+    return Library(mailboxes: boxes)
 }
 
 extension Response {
@@ -130,7 +184,7 @@ extension String {
     func tag(id: String) -> String? {
         let marker = " id=\"\(id)\""
         guard let markerRange = range(of: marker),
-              let start = self[..<markerRange.lowerBound].lastIndex(of: "<"),
+              let start = self[..<index(after: markerRange.lowerBound)].lastIndex(of: "<"),
               let end = self[markerRange.upperBound...].firstIndex(of: ">")
         else { return nil }
         return String(self[start...end])
@@ -165,6 +219,64 @@ extension String {
               let end = self[start.upperBound...].range(of: "</button>")
         else { return nil }
         return String(self[start.upperBound..<end.lowerBound])
+    }
+}
+
+// MARK: Notices, forms and the sidebar
+
+extension String {
+    /// The markup between the first opening tag that contains `marker` and the end tag that closes it,
+    /// counting nested tags of the same name.
+    func element(containing marker: String) -> String? {
+        guard let markerRange = range(of: marker),
+              let start = self[..<index(after: markerRange.lowerBound)].lastIndex(of: "<"),
+              let nameEnd = self[index(after: start)...].firstIndex(where: { $0 == " " || $0 == ">" })
+        else { return nil }
+        let name = String(self[index(after: start)..<nameEnd])
+        var depth = 0
+        var cursor = start
+        while cursor < endIndex {
+            let rest = self[cursor...]
+            if rest.hasPrefix("</\(name)>") {
+                depth -= 1
+                if depth == 0 { return String(self[start..<index(cursor, offsetBy: name.count + 3)]) }
+                cursor = index(cursor, offsetBy: name.count + 3)
+            } else if rest.hasPrefix("<\(name) ") || rest.hasPrefix("<\(name)>") {
+                depth += 1
+                cursor = index(cursor, offsetBy: name.count + 1)
+            } else {
+                cursor = index(after: cursor)
+            }
+        }
+        return nil
+    }
+
+    /// The sentence of the page's notice, without its Undo button; nil when there is no notice.
+    var noticeText: String? {
+        element(containing: " id=\"notice\"")?.content(of: "span")
+    }
+
+    /// A form's action and the fields it sends without a button (hidden and text inputs), found by its class.
+    func form(class name: String) -> (action: String, fields: [(String, String)])? {
+        guard let open = tags("form").first(where: { $0.attribute("class") == name }),
+              let markup = element(containing: open)
+        else { return nil }
+        let fields = markup.tags("input").compactMap { input -> (String, String)? in
+            guard let field = input.attribute("name"), input.attribute("type") != "checkbox" else { return nil }
+            return (field, input.attribute("value") ?? "")
+        }
+        return (open.attribute("action") ?? "", fields)
+    }
+
+    /// The sidebar's mailboxes in order: slug, name, unread count (nil when none is shown) and aria-current.
+    var sidebar: [(slug: String, name: String, unread: Int?, current: String?)] {
+        guard let nav = element(containing: " id=\"mailboxes\"") else { return [] }
+        return nav.tags("a").compactMap { link -> (String, String, Int?, String?)? in
+            guard let slug = link.attribute("data-mailbox"), let markup = nav.element(containing: link) else { return nil }
+            let name = markup.element(containing: "class=\"mailbox-name\"").flatMap { $0.content(of: "span") } ?? ""
+            let unread = markup.element(containing: "class=\"unread-count\"").flatMap { $0.content(of: "span") }
+            return (slug, name, unread.flatMap { Int($0) }, link.attribute("aria-current"))
+        }
     }
 }
 

@@ -17,6 +17,8 @@ struct HTMLForm {
     /// The checkboxes that exist, ticked or not, so a test cannot tick something the page lacks.
     private(set) var checkboxes: [(name: String, value: String)] = []
     private(set) var buttons: [Button] = []
+    /// The options of every `<select>`, so a test cannot choose one the page lacks.
+    private(set) var choices: [(name: String, value: String)] = []
 
     init(tag: HTMLTag, in page: Page) {
         id = tag["id"]
@@ -35,6 +37,13 @@ struct HTMLForm {
                     continue
                 default:
                     fields.append((name, control["value"] ?? ""))
+                }
+            case "select":
+                // As in browsers, the selected option, or else the first, is sent.
+                let options = page.tags(inside: control).filter { $0.name == "option" }
+                for option in options { choices.append((name, option["value"] ?? page.text(of: option))) }
+                if let chosen = options.first(where: { $0.has("selected") }) ?? options.first {
+                    fields.append((name, chosen["value"] ?? page.text(of: chosen)))
                 }
             case "textarea":
                 // As in browsers, one newline right after <textarea> is not part of the value.
@@ -67,6 +76,20 @@ struct HTMLForm {
     mutating func untick(_ id: Int, name: String = "selected") {
         fields.removeAll { $0.name == name && $0.value == String(id) }
     }
+
+    /// Chooses an option of a `<select>`, as a person does before pressing a button.
+    mutating func choose(_ value: String, in name: String) throws {
+        guard choices.contains(where: { $0.name == name && $0.value == value }) else {
+            throw TestFailure("no option \(value) in select \(name) of form \(id ?? action)")
+        }
+        guard let index = fields.firstIndex(where: { $0.name == name }) else {
+            throw TestFailure("no select named \(name) in form \(id ?? action)")
+        }
+        fields[index].value = value
+    }
+
+    /// The values a `<select>` offers, in order.
+    func options(_ name: String) -> [String] { choices.filter { $0.name == name }.map(\.value) }
 
     /// Types into a text field or text area, replacing what it held.
     mutating func fill(_ name: String, with value: String) throws {

@@ -39,8 +39,16 @@ struct Page {
     /// The first `<h1>`'s text.
     var heading: String? { tags("h1").first.map(text(of:)) }
 
-    /// The status line shown after an action, such as "1 message deleted."
-    var notice: String? { elements(class: "notice").first.map(text(of:)) }
+    /// The status line shown after an action, such as "1 message moved to Trash.": the notice's
+    /// sentence only, without the label of its Undo button.
+    var notice: String? {
+        elements(class: "notice").first.map { notice in
+            tags(inside: notice).first { $0.name == "span" }.map(text(of:)) ?? text(of: notice)
+        }
+    }
+
+    /// The notice's Undo form, present right after messages went to Trash.
+    var undoForm: HTMLForm? { form(class: "undo") }
 
     /// Every link target on the page, entity-decoded.
     var links: [String] { tags("a").compactMap { $0["href"] } }
@@ -113,6 +121,35 @@ struct Page {
     var formErrors: [String] {
         guard let box = element(id: "form-errors") else { return [] }
         return tags(inside: box).filter { $0.name == "li" }.map(text(of:))
+    }
+
+    /// All the text of the form's error box, whatever its markup.
+    var formErrorText: String? { element(id: "form-errors").map(text(of:)) }
+
+    // MARK: The sidebar
+
+    struct SidebarEntry: Equatable, CustomStringConvertible {
+        let slug: String
+        let name: String
+        let href: String
+        /// The unread count shown next to the name, nil when none is.
+        let unread: Int?
+        let isCurrent: Bool
+
+        var description: String { "\(slug)(\(name), \(unread.map(String.init) ?? "-")\(isCurrent ? ", current" : ""))" }
+    }
+
+    /// The mailboxes listed in `nav#mailboxes`, in order.
+    var sidebar: [SidebarEntry] {
+        guard let nav = element(id: "mailboxes"), nav.name == "nav" else { return [] }
+        return tags(inside: nav).filter { $0.name == "a" && $0["data-mailbox"] != nil }.map { link in
+            let inside = tags(inside: link)
+            let name = inside.first { $0.classes.contains("mailbox-name") }.map(text(of:)) ?? ""
+            let unread = inside.first { $0.classes.contains("unread-count") }.flatMap { Int(text(of: $0)) }
+            return SidebarEntry(
+                slug: link["data-mailbox"] ?? "", name: name, href: link["href"] ?? "", unread: unread,
+                isCurrent: link["aria-current"] == "page")
+        }
     }
 
     // MARK: Forms

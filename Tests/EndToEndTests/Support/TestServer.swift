@@ -25,8 +25,13 @@ final class TestServer {
         try self.init(subjects: (0..<count).map { "Message \($0 + 1)" })
     }
 
-    init(mailbox: Mailbox) throws {
-        let app = MailroomApp(mailbox: mailbox, publicFolder: PackageLocation.publicFolder, now: { TestServer.now })
+    convenience init(mailbox: Mailbox) throws {
+        try self.init(library: Library(inbox: mailbox))
+    }
+
+    /// A server over a whole library, whose every change goes through `save` before it is shown.
+    init(library: Library, save: @escaping SaveChanges = { _ in }) throws {
+        let app = MailroomApp(library: library, publicFolder: PackageLocation.publicFolder, now: { TestServer.now }, save: save)
         let server = try Server(
             configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: 2),
             logRequests: false, handler: app.respond(to:))
@@ -36,6 +41,34 @@ final class TestServer {
         self.port = server.port
     }
 
+    /// A library with Inbox, Archive and one mailbox of one's own per `custom` (ids 100, 101, ...).
+    /// Messages are listed top to bottom and numbered 1, 2, 3, ... in the order they appear here:
+    /// the Inbox's, then the Archive's, then each custom mailbox's. All are unread and unflagged
+    /// unless their number is in `read` or `flagged`.
+    static func library(
+        inbox: [String], archive: [String] = [], custom: [(String, [String])] = [],
+        read: Set<Int> = [], flagged: Set<Int> = []
+    ) -> Library {
+        var next = 1
+        func messages(_ subjects: [String]) -> [Message] {
+            subjects.map { subject in
+                defer { next += 1 }
+                return Message(
+                    id: MessageID(Int64(next)), subject: subject, createdAt: now - Int64(next) * 60,
+                    isUnread: !read.contains(next), isFlagged: flagged.contains(next))
+            }
+        }
+        var boxes = [
+            Mailbox(id: .inbox, name: "Inbox", messages: messages(inbox)),
+            Mailbox(id: .archive, name: "Archive", messages: messages(archive)),
+        ]
+        for (offset, (name, subjects)) in custom.enumerated() {
+            boxes.append(Mailbox(
+                id: MailboxID(rawValue: MailboxID.firstCustom + Int64(offset)), name: name, messages: messages(subjects)))
+        }
+        return Library(mailboxes: boxes)
+    }
+
     deinit { server.stop() }
 
     /// The inbox as the server holds it now, for checking what a request changed.
@@ -43,6 +76,12 @@ final class TestServer {
 
     /// The subjects, top to bottom.
     var subjects: [String] { mailbox.messages.map(\.subject) }
+
+    /// Every mailbox and message as the server holds them now.
+    var library: Library { app.library }
+
+    /// The ids of mailbox `box`'s messages, top to bottom; empty when it does not exist.
+    func ids(in box: MailboxID) -> [Int] { library[box]?.ids.map { Int($0.rawValue) } ?? [] }
 
     /// A bare HTTP connection to this server.
     func client() -> HTTPClient { HTTPClient(port: port, keepingAlive: self) }

@@ -1,0 +1,73 @@
+/// One message as it is stored: its fields, its mailbox and its place there.
+public struct StoredMessage: Hashable, Sendable {
+    public var message: Message
+    public var mailbox: MailboxID
+    /// Counted from the bottom of the mailbox, so a new message on top moves no other row.
+    public var position: Int
+
+    public init(message: Message, mailbox: MailboxID, position: Int) {
+        self.message = message
+        self.mailbox = mailbox
+        self.position = position
+    }
+}
+
+/// The rows that differ between two libraries: what a store must write to turn one into the other.
+public struct Changes: Hashable, Sendable {
+    public var savedMailboxes: [Mailbox.Header] = []
+    public var deletedMailboxes: [MailboxID] = []
+    public var savedMessages: [StoredMessage] = []
+    public var deletedMessages: [MessageID] = []
+    public var nextMessageID: Int64
+    public var nextMailboxID: Int64
+
+    public var isEmpty: Bool {
+        savedMailboxes.isEmpty && deletedMailboxes.isEmpty && savedMessages.isEmpty && deletedMessages.isEmpty
+    }
+}
+
+extension Mailbox {
+    /// A mailbox without its messages, as its own row.
+    public struct Header: Hashable, Sendable {
+        public var id: MailboxID
+        public var name: String
+    }
+
+    public var header: Header { Header(id: id, name: name) }
+
+    /// Each message with its bottom-counted position.
+    var stored: [StoredMessage] {
+        let count = messages.count
+        return messages.enumerated().map { offset, message in
+            StoredMessage(message: message, mailbox: id, position: count - 1 - offset)
+        }
+    }
+}
+
+extension Library {
+    /// The rows that changed since `old`. Mailboxes whose messages are untouched share their
+    /// storage with `old` and compare in constant time, so the cost follows what changed.
+    public func changes(since old: Library) -> Changes {
+        var changes = Changes(nextMessageID: nextMessageID, nextMailboxID: nextMailboxID)
+        let oldByID = Dictionary(old.mailboxes.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let newIDs = Set(mailboxes.map(\.id))
+
+        var before: [MessageID: StoredMessage] = [:]
+        var after: [MessageID: StoredMessage] = [:]
+        for mailbox in mailboxes {
+            let previous = oldByID[mailbox.id]
+            if previous?.header != mailbox.header { changes.savedMailboxes.append(mailbox.header) }
+            guard previous?.messages != mailbox.messages else { continue }
+            for row in mailbox.stored { after[row.message.id] = row }
+            for row in previous?.stored ?? [] { before[row.message.id] = row }
+        }
+        for mailbox in old.mailboxes where !newIDs.contains(mailbox.id) {
+            changes.deletedMailboxes.append(mailbox.id)
+            for row in mailbox.stored { before[row.message.id] = row }
+        }
+        changes.savedMessages = after.values.filter { before[$0.message.id] != $0 }
+            .sorted { $0.message.id < $1.message.id }
+        changes.deletedMessages = before.keys.filter { after[$0] == nil }.sorted()
+        return changes
+    }
+}

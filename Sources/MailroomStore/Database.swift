@@ -1,0 +1,128 @@
+private import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One SQLite connection, which owns a `sqlite3*`.
+///
+/// Opened with NOMUTEX: SQLite does no locking of its own, so callers serialize access.
+final class Database {
+    private let handle: OpaquePointer
+    let path: String
+
+    /// Opens (or creates) the file at `path`; reading it may still fail later, as with a file
+    /// that is not a database.
+    init(path: String) throws(StoreError) {
+        var opened: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &opened, flags, nil)
+        guard let opened else {
+            throw .cannotOpen(path: path, reason: "SQLite could not allocate a connection")
+        }
+        guard code == SQLITE_OK else {
+            let reason = Self.reason(opened)
+            sqlite3_close_v2(opened)
+            throw .cannotOpen(path: path, reason: reason)
+        }
+        handle = opened
+        self.path = path
+        // Extended codes tell a foreign key failure (787) from other constraint failures.
+        try check(sqlite3_extended_result_codes(handle, 1), sql: nil)
+    }
+
+    deinit {
+        // close_v2 never fails: with statements still alive it closes once they are finalized.
+        sqlite3_close_v2(handle)
+    }
+
+    /// The one funnel for SQLite result codes: success passes through, anything else throws.
+    @discardableResult
+    func check(_ code: Int32, sql: String?) throws(StoreError) -> Int32 {
+        switch code {
+        case SQLITE_OK, SQLITE_ROW, SQLITE_DONE:
+            return code
+        default:
+            throw .sqlite(code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        }
+    }
+
+    /// Runs one or more statements that bind nothing and return nothing the caller needs.
+    func execute(_ sql: String) throws(StoreError) {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil), sql: sql)
+    }
+
+    /// Compiles one statement. `persistent` tells SQLite the statement will be reused many times.
+    func prepare(_ sql: String, persistent: Bool = false) throws(StoreError) -> Statement {
+        var statement: OpaquePointer?
+        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        try check(sqlite3_prepare_v3(handle, sql, -1, flags, &statement, nil), sql: sql)
+        guard let statement else { preconditionFailure("no SQL statement in \(sql)") }
+        return Statement(handle: statement, database: self, sql: sql)
+    }
+
+    /// Runs `body` in one write transaction: all of it is committed, or none of it.
+    func transaction<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
+        try execute("BEGIN IMMEDIATE")
+        do throws(StoreError) {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
+    private func rollback() {
+        // SQLite rolls back by itself after some errors (a full disk, an I/O error).
+        guard sqlite3_get_autocommit(handle) == 0 else { return }
+        // A failed ROLLBACK has nothing to add to the error that led here, which the caller throws.
+        _ = try? execute("ROLLBACK")
+    }
+
+    /// `PRAGMA user_version`: the schema version Mailroom wrote into the file.
+    var userVersion: Int32 {
+        get throws(StoreError) {
+            let statement = try prepare("PRAGMA user_version")
+            guard try statement.step() else { return 0 }
+            let version = try statement.integer(at: 0)
+            guard let narrow = Int32(exactly: version) else {
+                throw .invalidData("the schema version \(version) is out of range")
+            }
+            return narrow
+        }
+    }
+
+    func setUserVersion(_ version: Int32) throws(StoreError) {
+        try execute("PRAGMA user_version = \(version)")
+    }
+
+    /// Takes the file's lock for as long as this connection lives, failing at once when another
+    /// connection (in this process or another) holds it.
+    func lockExclusively() throws(StoreError) {
+        do throws(StoreError) {
+            // Zero: a second Mailroom should fail at start, not wait.
+            try check(sqlite3_busy_timeout(handle, 0), sql: nil)
+            try execute("PRAGMA locking_mode = EXCLUSIVE")
+            // In EXCLUSIVE locking mode a write transaction's lock is kept after COMMIT.
+            try execute("BEGIN EXCLUSIVE; COMMIT")
+        } catch {
+            guard case .sqlite(let code, _, _) = error else { throw error }
+            switch code & 0xFF {
+            case SQLITE_BUSY, SQLITE_LOCKED: throw .locked(path: path)
+            case SQLITE_NOTADB: throw .cannotOpen(path: path, reason: "it is not a SQLite database.")
+            case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_READONLY, SQLITE_AUTH:
+                // SQLite's words, not errno's: by now errno may describe a side file such as the journal.
+                throw .cannotOpen(path: path, reason: String(cString: sqlite3_errmsg(handle)) + ".")
+            default: throw error
+            }
+        }
+    }
+
+    /// Why the last call failed, in the operating system's words when it gave any.
+    private static func reason(_ handle: OpaquePointer) -> String {
+        let number = sqlite3_system_errno(handle)
+        guard number != 0, let text = strerror(number) else { return String(cString: sqlite3_errmsg(handle)) + "." }
+        return String(cString: text) + "."
+    }
+}

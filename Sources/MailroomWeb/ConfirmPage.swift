@@ -1,0 +1,29 @@
+import HTML
+import MailroomCore
+
+/// A page of its own that asks before something is destroyed or removed.
+struct ConfirmPage {
+    let library: Library
+    let heading: String
+    let explanation: String
+    let action: String
+    let confirmLabel: String
+    let cancelPath: String
+
+    func render() -> [UInt8] {
+        Layout.document(title: "\(heading) — Mailroom", bodyClass: "confirm-page") {
+            Sidebar(library: library, current: nil).body
+            header(.class("bar")) { div(.class("bar-title")) { h1 { heading } } }
+            main(.id("content")) {
+                section(.class("confirmation"), .aria("labelledby", "confirm-question")) {
+                    p(.id("confirm-question")) { explanation }
+                    form(.methodPost, .action(action), .class("confirm")) {
+                        input(.type(.hidden), .name("confirm"), .value("yes"))
+                        button(.type(.submit), .class("button destructive"), .id("confirm")) { confirmLabel }
+                        a(.class("button"), .href(cancelPath), .id("cancel")) { "Cancel" }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import HTTP
+import MailroomCore
+
+extension MailroomApp {
+    func showList(_ box: MailboxID, request: Request) throws(HTTPError) -> Response {
+        let requested = try ListQuery.state(from: request.query)
+        let library = library
+        guard let mailbox = library[box] else { throw HTTPError(.notFound, "There is no mailbox “\(box)”.") }
+        let now = now()
+        let rows = rowCache.batch(day: now / 86_400)
+        let page = ListPage(
+            library: library, mailbox: mailbox, state: requested.reconciled(with: mailbox),
+            notice: Notice(from: request.query), now: now, rows: rows)
+        let html = page.render()
+        rowCache.store(rows, limit: 2 * library.messageCount + 1_024)
+        return Response(html: html)
+    }
+
+    /// Every change to a list arrives here as a form post and leaves as a 303 to the same list.
+    func changeList(_ box: MailboxID, request: Request) throws(HTTPError) -> Response {
+        let form = try request.form()
+        let state = try ListQuery.state(from: form)
+
+        // Adding is the one change that can fail validation and re-render the form.
+        if form["action"] == "add" {
+            let draft = Draft(subject: form["subject"] ?? "", body: form["body"] ?? "", author: form["author"] ?? "")
+            guard box != .trash else { throw HTTPError(.badRequest, "New messages cannot be added to Trash.") }
+            do throws(HTTPError) {
+                try perform { library throws(HTTPError) in
+                    do throws(LibraryError) {
+                        try library.add(draft, to: box, at: now())
+                    } catch {
+                        throw HTTPError(.unprocessableContent, error.message)
+                    }
+                }
+            } catch where error.status == .unprocessableContent {
+                let library = library
+                let mailbox = library[box] ?? Mailbox()
+                let found = Self.problems(of: draft)
+                let problems = found.isEmpty ? [error.message] : found
+                let now = now()
+                let page = ListPage(
+                    library: library, mailbox: mailbox, state: state.reconciled(with: mailbox), notice: nil,
+                    now: now, rows: rowCache.batch(day: now / 86_400), draft: draft, problems: problems)
+                return Response(status: .unprocessableContent, html: page.render())
+            }
+            return .seeOther(Paths.mailbox(box, state, notice: Notice(.added)))
+        }
+
+        let command = try ListCommand(form: form)
+        let (next, notice) = try perform { library throws(HTTPError) in
+            try command.apply(to: &library, in: box, state: state)
+        }
+        return .seeOther(Paths.mailbox(box, next, notice: notice))
+    }
+
+    /// Each problem with a draft as its own sentence, for the list next to the form.
+    static func problems(of draft: Draft) -> [String] {
+        do {
+            _ = try draft.validated()
+            return []
+        } catch {
+            return error.problems.map(\.message)
+        }
+    }
+}

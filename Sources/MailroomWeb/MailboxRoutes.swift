@@ -1,0 +1,87 @@
+import HTTP
+import MailroomCore
+
+extension MailroomApp {
+    func showMailboxes(_ request: Request) -> Response {
+        Response(html: MailboxesPage(library: library, notice: Notice(from: request.query)).render())
+    }
+
+    /// Create or rename a mailbox; a refused name comes back with its problem and what was typed.
+    func changeMailboxes(_ request: Request) throws(HTTPError) -> Response {
+        let form = try request.form()
+        let name = form["name"] ?? ""
+        let target: MailboxID?
+        switch form["action"] {
+        case "create":
+            target = nil
+        case "rename":
+            guard let slug = form["mailbox"], let id = MailboxID(slug: slug) else {
+                throw HTTPError(.badRequest, "Rename needs the mailbox in “mailbox”.")
+            }
+            target = id
+        default:
+            throw HTTPError(.badRequest, "Use action=create or action=rename.")
+        }
+        do throws(HTTPError) {
+            let created = try perform { library throws(HTTPError) -> MailboxID? in
+                do throws(LibraryError) {
+                    if let target {
+                        try library.renameMailbox(target, to: name)
+                        return nil
+                    }
+                    return try library.createMailbox(named: name)
+                } catch .unknownMailbox(let id) {
+                    throw HTTPError(.notFound, "There is no mailbox “\(id)”.")
+                } catch {
+                    throw HTTPError(.unprocessableContent, error.message)
+                }
+            }
+            if let created { return .seeOther(Paths.mailbox(created, notice: Notice(.created))) }
+            return .seeOther(Paths.mailboxes(notice: Notice(.renamed)))
+        } catch where error.status == .unprocessableContent {
+            let page = MailboxesPage(library: library, notice: nil, refused: (target, name, error.message))
+            return Response(status: .unprocessableContent, html: page.render())
+        }
+    }
+
+    func showEmptyTrash() -> Response {
+        let library = library
+        let count = library[.trash]?.count ?? 0
+        let page = ConfirmPage(
+            library: library, heading: "Empty Trash?",
+            explanation: count == 0
+                ? "Trash is already empty."
+                : "\(Notice.messages(count)) in Trash will be deleted permanently. This cannot be undone.",
+            action: Paths.emptyTrash, confirmLabel: "Empty Trash", cancelPath: Paths.mailbox(.trash))
+        return Response(html: page.render())
+    }
+
+    func emptyTrash(_ request: Request) throws(HTTPError) -> Response {
+        guard try request.form()["confirm"] == "yes" else {
+            throw HTTPError(.badRequest, "Emptying Trash needs confirm=yes from its confirmation page.")
+        }
+        let count = try perform { library throws(HTTPError) in library.emptyTrash() }
+        return .seeOther(Paths.mailbox(.trash, notice: Notice(.emptied, count: count)))
+    }
+
+    func showDeleteMailbox(_ id: MailboxID) throws(HTTPError) -> Response {
+        let library = library
+        guard let mailbox = library[id], !id.isSystem else {
+            throw HTTPError(.badRequest, "Inbox, Archive and Trash cannot be deleted.")
+        }
+        let page = ConfirmPage(
+            library: library, heading: "Delete “\(mailbox.name)”?",
+            explanation: "The mailbox will be removed and its \(Notice.messages(mailbox.count)) moved to Trash, "
+                + "from where Restore brings them to the Inbox.",
+            action: Paths.deleteMailbox(id), confirmLabel: "Delete Mailbox", cancelPath: Paths.mailboxes)
+        return Response(html: page.render())
+    }
+
+    func deleteMailbox(_ id: MailboxID, request: Request) throws(HTTPError) -> Response {
+        guard try request.form()["confirm"] == "yes" else {
+            throw HTTPError(.badRequest, "Deleting a mailbox needs confirm=yes from its confirmation page.")
+        }
+        let count = try perform { library throws(HTTPError) in try checked { () throws(LibraryError) in try library.deleteMailbox(id) } }
+        return .seeOther(Paths.mailbox(.inbox, notice: Notice(.removed, count: count)))
+    }
+}

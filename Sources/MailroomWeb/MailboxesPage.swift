@@ -1,0 +1,75 @@
+import HTML
+import MailroomCore
+
+/// Create, rename and delete people's own mailboxes.
+struct MailboxesPage {
+    let library: Library
+    let notice: Notice?
+    /// A refused name, kept with its problem; `target` nil means the create form.
+    var refused: (target: MailboxID?, name: String, problem: String)?
+
+    func render() -> [UInt8] {
+        Layout.document(title: "Mailboxes — Mailroom", bodyClass: "mailboxes-page") {
+            Sidebar(library: library, current: nil).body
+            header(.class("bar")) {
+                div(.class("bar-title")) { h1 { "Mailboxes" } }
+                a(.class("button bar-button"), .href(Paths.inbox), .id("done")) { "Done" }
+            }
+            main(.id("content")) {
+                if let notice {
+                    div(.class("notice"), .role("status"), .id("notice")) { span { notice.text(in: library) } }
+                }
+                // Built-in mailboxes have no form of their own to show a refusal in.
+                if let target = refused?.target, target.isSystem {
+                    problem(for: target)
+                }
+                ul(.class("list mailbox-list"), .id("mailbox-list")) {
+                    for mailbox in library.mailboxes {
+                        li(.class("row"), .data("mailbox", mailbox.id.slug)) {
+                            if mailbox.id.isSystem {
+                                a(.class("row-link"), .href(Paths.mailbox(mailbox.id))) {
+                                    span(.class("row-main")) {
+                                        span(.class("subject")) { mailbox.name }
+                                        span(.class("preview")) { Notice.messages(mailbox.count) }
+                                    }
+                                }
+                            } else {
+                                renameForm(mailbox)
+                                a(.class("button destructive"), .href(Paths.deleteMailbox(mailbox.id)),
+                                  .aria("label", "Delete mailbox “\(mailbox.name)”")) { "Delete…" }
+                            }
+                        }
+                    }
+                }
+                form(.methodPost, .action(Paths.mailboxes), .class("compose open"), .id("create-mailbox")) {
+                    h2 { "New Mailbox" }
+                    input(.type(.hidden), .name("action"), .value("create"))
+                    problem(for: nil)
+                    label(.for("mailbox-name")) { "Name" }
+                    input(.type(.text), .id("mailbox-name"), .name("name"), .maxlength(Library.maximumNameLength),
+                          .value(refused?.target == nil ? refused?.name ?? "" : ""), .autocomplete("off"))
+                    button(.type(.submit), .class("button primary")) { "Create Mailbox" }
+                }
+            }
+        }
+    }
+
+    private func renameForm(_ mailbox: Mailbox) -> Node {
+        let fieldID = "name-\(mailbox.id.slug)"
+        let typed = refused?.target == mailbox.id ? refused?.name ?? mailbox.name : mailbox.name
+        return form(.methodPost, .action(Paths.mailboxes), .class("rename")) {
+            input(.type(.hidden), .name("action"), .value("rename"))
+            input(.type(.hidden), .name("mailbox"), .value(mailbox.id.slug))
+            problem(for: mailbox.id)
+            label(.for(fieldID), .class("visually-hidden")) { "Name of mailbox “\(mailbox.name)”" }
+            input(.type(.text), .id(fieldID), .name("name"), .value(typed), .maxlength(Library.maximumNameLength))
+            button(.type(.submit), .class("button")) { "Rename" }
+            a(.class("button"), .href(Paths.mailbox(mailbox.id))) { "Open" }
+        }
+    }
+
+    private func problem(for target: MailboxID?) -> Node {
+        guard let refused, refused.target == target else { return .empty }
+        return div(.class("form-errors"), .role("alert"), .id("form-errors")) { p { refused.problem } }
+    }
+}

@@ -1,0 +1,60 @@
+import HTML
+import MailroomCore
+import Synchronization
+
+/// Rows rendered earlier, reused while the message and the way it is shown stay the same.
+///
+/// A page of 1,000 rows then costs little more than copying bytes; only rows whose message
+/// changed since the last render are built again.
+final class RowCache: Sendable {
+    /// Everything besides the message that a row's markup depends on.
+    enum Variant: Hashable, Sendable {
+        case browsing(MailboxID)
+        case editing(MailboxID, selected: Bool, first: Bool, last: Bool)
+    }
+
+    struct Entry: Sendable {
+        let message: Message
+        let variant: Variant
+        /// Days since the epoch: dates read "14:05" today and "Nov 28" tomorrow.
+        let day: Int64
+        let html: RenderedHTML
+    }
+
+    private let entries = Mutex<[MessageID: Entry]>([:])
+
+    /// A batch for one page: lookups need no lock, and new rows are stored once at the end.
+    func batch(day: Int64) -> Batch {
+        Batch(known: entries.withLock { $0 }, day: day)
+    }
+
+    func store(_ batch: Batch, limit: Int) {
+        guard !batch.fresh.isEmpty else { return }
+        entries.withLock { entries in
+            // Rows of deleted messages would pile up: start over when the cache outgrows the library.
+            if entries.count + batch.fresh.count > limit { entries = [:] }
+            entries.merge(batch.fresh) { _, new in new }
+        }
+    }
+
+    final class Batch {
+        private let known: [MessageID: Entry]
+        fileprivate var fresh: [MessageID: Entry] = [:]
+        let day: Int64
+
+        fileprivate init(known: [MessageID: Entry], day: Int64) {
+            self.known = known
+            self.day = day
+        }
+
+        /// The row for `message` shown as `variant`, rendered by `make` only when not cached.
+        func row(_ message: Message, _ variant: Variant, make: () -> Node) -> Node {
+            if let entry = known[message.id], entry.variant == variant, entry.day == day, entry.message == message {
+                return .rendered(entry.html)
+            }
+            let html = RenderedHTML(make())
+            fresh[message.id] = Entry(message: message, variant: variant, day: day, html: html)
+            return .rendered(html)
+        }
+    }
+}

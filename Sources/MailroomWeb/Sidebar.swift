@@ -1,0 +1,35 @@
+import HTML
+import MailroomCore
+
+/// Every mailbox with its unread count: a sidebar on wide screens, a row of tabs on a phone.
+struct Sidebar {
+    let library: Library
+    let current: MailboxID?
+
+    var body: Node {
+        nav(.class("mailboxes"), .id("mailboxes"), .aria("label", "Mailboxes")) {
+            ul {
+                for mailbox in library.mailboxes {
+                    li {
+                        mailboxLink(mailbox)
+                    }
+                }
+                li {
+                    a(.class("manage"), .href(Paths.mailboxes), .id("manage-mailboxes")) { "Edit Mailboxes" }
+                }
+            }
+        }
+    }
+
+    private func mailboxLink(_ mailbox: Mailbox) -> Node {
+        let unread = mailbox.unreadCount
+        let isCurrent = mailbox.id == current
+        return a(.href(Paths.mailbox(mailbox.id)), .class("mailbox-link"), .data("mailbox", mailbox.id.slug),
+                 .aria("current", isCurrent ? "page" : "false")) {
+            span(.class("mailbox-name")) { mailbox.name }
+            if unread > 0 && mailbox.id != .trash {
+                span(.class("unread-count"), .aria("label", "\(unread) unread")) { String(unread) }
+            }
+        }
+    }
+}

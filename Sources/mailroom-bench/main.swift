@@ -1,0 +1,109 @@
+import Glibc
+import HTTP
+import MailroomCore
+import MailroomStore
+import MailroomWeb
+
+// Measures what one request costs inside Mailroom, without the network: rendering a mailbox
+// page from the in-memory library, and a durable change saved to SQLite.
+
+func seconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}
+
+func cpuSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}
+
+/// The median of `rounds` timings of `iterations` calls, in microseconds per call.
+func measure(rounds: Int = 7, iterations: Int, _ body: () -> Void) -> Double {
+    var perCall: [Double] = []
+    for _ in 0..<rounds {
+        let start = seconds()
+        for _ in 0..<iterations { body() }
+        perCall.append((seconds() - start) / Double(iterations) * 1e6)
+    }
+    return perCall.sorted()[rounds / 2]
+}
+
+func library(messages count: Int) -> Library {
+    var library = Library()
+    for index in 0..<count {
+        let draft = Draft(
+            subject: "Message number \(index) about the quarterly plan",
+            body: "Hello team, here is the update for item \(index). Everything is on track & <fine>.",
+            author: "Author \(index % 17)")
+        _ = try? library.add(draft, to: .inbox, at: 1_700_000_000 + Int64(index))
+    }
+    return library
+}
+
+func row(_ columns: [String]) -> String {
+    columns.enumerated().map { index, text in
+        let width = index == 0 ? 44 : 14
+        return text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }.joined()
+}
+
+print(row(["case", "µs/op", "ops/s", "bytes"]))
+
+var renderCosts: [(Int, Double)] = []
+for count in [50, 500, 1_000, 5_000] {
+    let app = MailroomApp(library: library(messages: count), publicFolder: "Public", now: { 1_700_100_000 })
+    let request = Request(method: .get, path: "/mailboxes/inbox")
+    var bytes = 0
+    let micros = measure(iterations: max(2_000 / count, 3) * 10) { bytes = app.respond(to: request).body.count }
+    renderCosts.append((count, micros))
+    // The first render after a start (or after every row changed) builds each row afresh.
+    let coldMicros = measure(rounds: 3, iterations: 1) {
+        let fresh = MailroomApp(library: app.library, publicFolder: "Public", now: { 1_700_100_000 })
+        bytes = fresh.respond(to: request).body.count
+    }
+    print(row(["GET inbox page, \(count) messages, cold", String(format1: coldMicros), String(Int(1e6 / coldMicros)), String(bytes)]))
+    print(row(["GET inbox page, \(count) messages", String(format1: micros), String(Int(1e6 / micros)), String(bytes)]))
+    let editing = Request(method: .get, path: "/mailboxes/inbox", query: FormData([("mode", "active"), ("selected", "3")]))
+    let editMicros = measure(iterations: max(2_000 / count, 3) * 10) { bytes = app.respond(to: editing).body.count }
+    print(row(["GET inbox in edit mode, \(count) messages", String(format1: editMicros), String(Int(1e6 / editMicros)), String(bytes)]))
+}
+if let first = renderCosts.first, let last = renderCosts.last {
+    let perRow = (last.1 - first.1) / Double(last.0 - first.0)
+    print(row(["cost per extra row rendered", String(format1: perRow * 1000) + " ns", "", ""]))
+}
+
+// A durable change: one flag toggled and committed with synchronous=FULL, at 1,000 messages.
+let path = "/tmp/mailroom-bench-\(getpid()).sqlite"
+defer { for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) } }
+do {
+    let store = try Store(path: path)
+    var current = library(messages: 1_000)
+    try store.save(current.changes(since: try store.load()))
+    let target = current[.inbox]?.messages[500].id ?? MessageID(1)
+    let saves = 200
+    let start = seconds()
+    let cpuStart = cpuSeconds()
+    for index in 0..<saves {
+        var next = current
+        _ = try next.update(.inbox) { $0.setFlagged(index % 2 == 0, for: [target]) }
+        try store.save(next.changes(since: current))
+        current = next
+    }
+    let elapsed = (seconds() - start) / Double(saves) * 1e6
+    let cpu = (cpuSeconds() - cpuStart) / Double(saves) * 1e6
+    print(row(["durable save (flag one of 1,000), wall", String(format1: elapsed), String(Int(1e6 / elapsed)), ""]))
+    print(row(["durable save (flag one of 1,000), CPU", String(format1: cpu), "", ""]))
+    store.close()
+} catch {
+    print("store benchmark failed: \(error)")
+    exit(1)
+}
+
+extension String {
+    init(format1 value: Double) {
+        let tenths = Int((value * 10).rounded())
+        self = "\(tenths / 10).\(tenths % 10)"
+    }
+}
