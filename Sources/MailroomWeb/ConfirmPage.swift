@@ -9,6 +9,7 @@ struct ConfirmPage {
     let action: String
     let confirmLabel: String
     let cancelPath: String
+    let token: String?
 
     func render() -> [UInt8] {
         Layout.document(title: "\(heading) — Mailroom", bodyClass: "confirm-page") {
@@ -17,7 +18,7 @@ struct ConfirmPage {
             main(.id("content")) {
                 section(.class("confirmation"), .aria("labelledby", "confirm-question")) {
                     p(.id("confirm-question")) { explanation }
-                    form(.methodPost, .action(action), .class("confirm")) {
+                    postForm(action, token: token, .class("confirm")) {
                         input(.type(.hidden), .name("confirm"), .value("yes"))
                         button(.type(.submit), .class("button destructive"), .id("confirm")) { confirmLabel }
                         a(.class("button"), .href(cancelPath), .id("cancel")) { "Cancel" }

@@ -10,6 +10,7 @@ struct ListPage {
     let now: Int64
     /// Rows are looked up here first, and new ones left here for the next page.
     let rows: RowCache.Batch
+    let token: String?
     /// What the person typed into the Add form, kept when it was refused.
     var draft = Draft(subject: "")
     var problems: [String] = []
@@ -67,7 +68,7 @@ struct ListPage {
         div(.class("notice"), .role("status"), .id("notice")) {
             span { notice.text(in: library) }
             if !notice.undo.isEmpty {
-                form(.methodPost, .action(here), .class("undo")) {
+                postForm(here, token: token, .class("undo")) {
                     hiddenStateFields
                     input(.type(.hidden), .name("action"), .value("undo"))
                     for id in notice.undo {
@@ -132,7 +133,7 @@ struct ListPage {
     private func confirmingRow(_ message: Message) -> Node {
         li(.class(rowClass(message) + " confirming"), .id("message-\(message.id)"), .data("id", message.id.description)) {
             div(.class("row-link")) { rowSummary(message) }
-            form(.methodPost, .action(here), .class("confirm")) {
+            postForm(here, token: token, .class("confirm")) {
                 hiddenStateFields
                 button(.type(.submit), .name("delete"), .value(message.id.description), .class("button destructive"),
                        .aria("label", "Confirm delete “\(message.subject)”"), .autofocus()) {
@@ -146,7 +147,7 @@ struct ListPage {
     // MARK: Editing (active)
 
     private var editingList: Node {
-        form(.methodPost, .action(here), .id("edit-form")) {
+        postForm(here, token: token, .id("edit-form")) {
             input(.type(.hidden), .name("mode"), .value("active"))
             toolbar
             ul(.class("list editing"), .id("messages"), .aria("label", "Messages")) {
@@ -283,7 +284,7 @@ struct ListPage {
         let isOpen = !problems.isEmpty || mailbox.isEmpty
         return element("details", [.class("compose"), .id("compose"), .boolean("open", isOpen)]) {
             element("summary", [.class("button")]) { "New Message" }
-            form(.methodPost, .action(here), .id("add-form")) {
+            postForm(here, token: token, .id("add-form")) {
                 input(.type(.hidden), .name("action"), .value("add"))
                 if !problems.isEmpty {
                     div(.class("form-errors"), .role("alert"), .id("form-errors")) {

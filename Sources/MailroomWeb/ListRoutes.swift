@@ -10,7 +10,7 @@ extension MailroomApp {
         let rows = rowCache.batch(day: now / 86_400)
         let page = ListPage(
             library: library, mailbox: mailbox, state: requested.reconciled(with: mailbox),
-            notice: Notice(from: request.query), now: now, rows: rows)
+            notice: Notice(from: request.query), now: now, rows: rows, token: token)
         let html = page.render()
         rowCache.store(rows, limit: 2 * library.messageCount + 1_024)
         return Response(html: html)
@@ -41,7 +41,7 @@ extension MailroomApp {
                 let now = now()
                 let page = ListPage(
                     library: library, mailbox: mailbox, state: state.reconciled(with: mailbox), notice: nil,
-                    now: now, rows: rowCache.batch(day: now / 86_400), draft: draft, problems: problems)
+                    now: now, rows: rowCache.batch(day: now / 86_400), token: token, draft: draft, problems: problems)
                 return Response(status: .unprocessableContent, html: page.render())
             }
             return .seeOther(Paths.mailbox(box, state, notice: Notice(.added)))

@@ -3,7 +3,7 @@ import MailroomCore
 
 extension MailroomApp {
     func showMailboxes(_ request: Request) -> Response {
-        Response(html: MailboxesPage(library: library, notice: Notice(from: request.query)).render())
+        Response(html: MailboxesPage(library: library, notice: Notice(from: request.query), token: token).render())
     }
 
     /// Create or rename a mailbox; a refused name comes back with its problem and what was typed.
@@ -39,7 +39,7 @@ extension MailroomApp {
             if let created { return .seeOther(Paths.mailbox(created, notice: Notice(.created))) }
             return .seeOther(Paths.mailboxes(notice: Notice(.renamed)))
         } catch where error.status == .unprocessableContent {
-            let page = MailboxesPage(library: library, notice: nil, refused: (target, name, error.message))
+            let page = MailboxesPage(library: library, notice: nil, token: token, refused: (target, name, error.message))
             return Response(status: .unprocessableContent, html: page.render())
         }
     }
@@ -52,7 +52,7 @@ extension MailroomApp {
             explanation: count == 0
                 ? "Trash is already empty."
                 : "\(Notice.messages(count)) in Trash will be deleted permanently. This cannot be undone.",
-            action: Paths.emptyTrash, confirmLabel: "Empty Trash", cancelPath: Paths.mailbox(.trash))
+            action: Paths.emptyTrash, confirmLabel: "Empty Trash", cancelPath: Paths.mailbox(.trash), token: token)
         return Response(html: page.render())
     }
 
@@ -73,7 +73,7 @@ extension MailroomApp {
             library: library, heading: "Delete “\(mailbox.name)”?",
             explanation: "The mailbox will be removed and its \(Notice.messages(mailbox.count)) moved to Trash, "
                 + "from where Restore brings them to the Inbox.",
-            action: Paths.deleteMailbox(id), confirmLabel: "Delete Mailbox", cancelPath: Paths.mailboxes)
+            action: Paths.deleteMailbox(id), confirmLabel: "Delete Mailbox", cancelPath: Paths.mailboxes, token: token)
         return Response(html: page.render())
     }
 

@@ -5,6 +5,7 @@ import MailroomCore
 struct MailboxesPage {
     let library: Library
     let notice: Notice?
+    let token: String?
     /// A refused name, kept with its problem; `target` nil means the create form.
     var refused: (target: MailboxID?, name: String, problem: String)?
 
@@ -41,7 +42,7 @@ struct MailboxesPage {
                         }
                     }
                 }
-                form(.methodPost, .action(Paths.mailboxes), .class("compose open"), .id("create-mailbox")) {
+                postForm(Paths.mailboxes, token: token, .class("compose open"), .id("create-mailbox")) {
                     h2 { "New Mailbox" }
                     input(.type(.hidden), .name("action"), .value("create"))
                     problem(for: nil)
@@ -57,7 +58,7 @@ struct MailboxesPage {
     private func renameForm(_ mailbox: Mailbox) -> Node {
         let fieldID = "name-\(mailbox.id.slug)"
         let typed = refused?.target == mailbox.id ? refused?.name ?? mailbox.name : mailbox.name
-        return form(.methodPost, .action(Paths.mailboxes), .class("rename")) {
+        return postForm(Paths.mailboxes, token: token, .class("rename")) {
             input(.type(.hidden), .name("action"), .value("rename"))
             input(.type(.hidden), .name("mailbox"), .value(mailbox.id.slug))
             problem(for: mailbox.id)

@@ -11,24 +11,29 @@ public final class MailroomApp: Sendable {
     let save: SaveChanges
     let files: StaticFiles
     let now: @Sendable () -> Int64
+    let security: SecurityPolicy
     let rowCache = RowCache()
 
     /// `save` is called with every change before it becomes visible, under one lock, so two
     /// posts never interleave and nothing is shown that was not stored.
     public init(
         library: Library, publicFolder: String, now: @escaping @Sendable () -> Int64,
-        save: @escaping SaveChanges = { _ in }
+        security: SecurityPolicy, save: @escaping SaveChanges = { _ in }
     ) {
+        self.security = security
         self.state = Mutex(library)
         self.save = save
         self.files = StaticFiles(root: publicFolder)
         self.now = now
     }
 
-    /// An app whose Inbox holds `mailbox`'s messages, kept in memory only.
+    /// An app whose Inbox holds `mailbox`'s messages, kept in memory only, with no security checks.
     public convenience init(mailbox: Mailbox, publicFolder: String, now: @escaping @Sendable () -> Int64) {
-        self.init(library: Library(inbox: mailbox), publicFolder: publicFolder, now: now)
+        self.init(library: Library(inbox: mailbox), publicFolder: publicFolder, now: now, security: .off)
     }
+
+    /// The token that forms carry, for pages to embed.
+    var token: String? { security.formToken }
 
     /// The whole library as it is at this moment.
     public var library: Library { state.withLock { $0 } }
@@ -68,7 +73,8 @@ public final class MailroomApp: Sendable {
 
     public func respond(to request: Request) -> Response {
         var response: Response
-        do {
+        do throws(HTTPError) {
+            if let refusal = security.refusal(for: request) { throw refusal }
             response = try route(request)
         } catch {
             response = ErrorPages.response(for: error)

@@ -8,6 +8,7 @@ struct MessagePage {
     /// The mailbox the message is in, for the back link and the actions it offers.
     let mailbox: Mailbox
     let notice: Notice?
+    let token: String?
     /// What the person typed into the edit form, kept when it was refused.
     var draft: Draft?
     var problems: [String] = []
@@ -18,7 +19,7 @@ struct MessagePage {
             Sidebar(library: library, current: mailbox.id).body
             header(.class("bar")) {
                 a(.class("button bar-button back"), .href(Paths.mailbox(mailbox.id)), .id("back")) { "‹ \(mailbox.name)" }
-                form(.methodPost, .action(Paths.message(message.id)), .class("bar-actions")) {
+                postForm(Paths.message(message.id), token: token, .class("bar-actions")) {
                     if message.isUnread {
                         button(.type(.submit), .name("action"), .value("mark-read"), .class("button")) { "Mark Read" }
                     } else {
@@ -64,7 +65,7 @@ struct MessagePage {
                 }
                 element("details", [.class("compose"), .id("edit-message"), .boolean("open", !problems.isEmpty)]) {
                     element("summary", [.class("button")]) { "Edit Message" }
-                    form(.methodPost, .action(Paths.message(message.id)), .id("save-form")) {
+                    postForm(Paths.message(message.id), token: token, .id("save-form")) {
                         input(.type(.hidden), .name("action"), .value("save"))
                         if !problems.isEmpty {
                             div(.class("form-errors"), .role("alert"), .id("form-errors")) {

@@ -16,7 +16,7 @@ extension MailroomApp {
         guard let message = library.message(id), let box = library.mailbox(of: id), let mailbox = library[box] else {
             throw Self.noSuchMessage(id)
         }
-        let page = MessagePage(library: library, message: message, mailbox: mailbox, notice: Notice(from: request.query))
+        let page = MessagePage(library: library, message: message, mailbox: mailbox, notice: Notice(from: request.query), token: token)
         return Response(html: page.render())
     }
 
@@ -35,7 +35,7 @@ extension MailroomApp {
                 let library = library
                 guard let message = library.message(id), let mailbox = library[box] else { throw Self.noSuchMessage(id) }
                 let page = MessagePage(
-                    library: library, message: message, mailbox: mailbox, notice: nil, draft: draft, problems: problems)
+                    library: library, message: message, mailbox: mailbox, notice: nil, token: token, draft: draft, problems: problems)
                 return Response(status: .unprocessableContent, html: page.render())
             }
             try perform { library throws(HTTPError) in

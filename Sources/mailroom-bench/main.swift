@@ -53,14 +53,14 @@ print(row(["case", "µs/op", "ops/s", "bytes"]))
 
 var renderCosts: [(Int, Double)] = []
 for count in [50, 500, 1_000, 5_000] {
-    let app = MailroomApp(library: library(messages: count), publicFolder: "Public", now: { 1_700_100_000 })
+    let app = MailroomApp(library: library(messages: count), publicFolder: "Public", now: { 1_700_100_000 }, security: .off)
     let request = Request(method: .get, path: "/mailboxes/inbox")
     var bytes = 0
     let micros = measure(iterations: max(2_000 / count, 3) * 10) { bytes = app.respond(to: request).body.count }
     renderCosts.append((count, micros))
     // The first render after a start (or after every row changed) builds each row afresh.
     let coldMicros = measure(rounds: 3, iterations: 1) {
-        let fresh = MailroomApp(library: app.library, publicFolder: "Public", now: { 1_700_100_000 })
+        let fresh = MailroomApp(library: app.library, publicFolder: "Public", now: { 1_700_100_000 }, security: .off)
         bytes = fresh.respond(to: request).body.count
     }
     print(row(["GET inbox page, \(count) messages, cold", String(format1: coldMicros), String(Int(1e6 / coldMicros)), String(bytes)]))

@@ -6,6 +6,7 @@ struct Options {
     var server = ServerConfiguration(threads: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     var publicFolder = "Public"
     var databasePath = "mailroom.sqlite"
+    var allowedHosts: [String] = []
     var samples = true
     var logRequests = true
     var showHelp = false
@@ -20,6 +21,7 @@ struct Options {
         Usage: mailroom [options]
 
           --host ADDRESS        address to listen on (default 127.0.0.1; 0.0.0.0 serves the LAN)
+          --allowed-host NAME   also answer to this Host name (repeatable); others get 403
           --port N              port to listen on, 0 for any free port (default 8080)
           --threads N           event loops, one per core (default: the number of cores)
           --db PATH             SQLite database file, created if missing (default mailroom.sqlite)
@@ -50,6 +52,7 @@ struct Options {
         while let flag = remaining.popFirst() {
             switch flag {
             case "--host": options.server.host = try value(for: flag)
+            case "--allowed-host": options.allowedHosts.append(try value(for: flag))
             case "--port": options.server.port = try number(for: flag, in: 0...65535)
             case "--threads": options.server.threads = try number(for: flag, in: 1...256)
             case "--public": options.publicFolder = try value(for: flag)

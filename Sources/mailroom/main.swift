@@ -53,6 +53,9 @@ let app = MailroomApp(
     library: library,
     publicFolder: options.publicFolder,
     now: { Int64(Glibc.time(nil)) },
+    security: SecurityPolicy(
+        allowedHosts: HostNames.allowed(bindingTo: options.server.host, extra: options.allowedHosts),
+        formToken: SecurityPolicy.randomToken()),
     save: { changes in try store.save(changes) })
 
 let server: Server

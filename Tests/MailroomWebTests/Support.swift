@@ -33,7 +33,7 @@ final class TestApp {
     /// An app over a whole library, whose every change is handed to `save` before it is shown.
     init(library: Library, save: @escaping SaveChanges = { _ in }) throws {
         folder = try Self.makePublicFolder()
-        app = MailroomApp(library: library, publicFolder: folder.path, now: { fixedNow }, save: save)
+        app = MailroomApp(library: library, publicFolder: folder.path, now: { fixedNow }, security: .off, save: save)
     }
 
     private static func makePublicFolder() throws -> URL {

@@ -31,7 +31,7 @@ final class TestServer {
 
     /// A server over a whole library, whose every change goes through `save` before it is shown.
     init(library: Library, save: @escaping SaveChanges = { _ in }) throws {
-        let app = MailroomApp(library: library, publicFolder: PackageLocation.publicFolder, now: { TestServer.now }, save: save)
+        let app = MailroomApp(library: library, publicFolder: PackageLocation.publicFolder, now: { TestServer.now }, security: .off, save: save)
         let server = try Server(
             configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: 2),
             logRequests: false, handler: app.respond(to:))
