@@ -10,7 +10,7 @@ PYTHON      := /usr/bin/python3
 RUN_PACKAGES  := pkg-config libevent-dev libsqlite3-dev
 TEST_PACKAGES := $(RUN_PACKAGES) chromium chromium-driver python3-selenium python3-pytest
 
-.PHONY: run build release test unit-test browser-test bench deps test-deps clean
+.PHONY: run build release test unit-test browser-test bench fuzz deps test-deps clean
 
 run: deps release
 	./.build/release/mailroom --host $(HOST) --port $(PORT) $(RUN_ARGS)
@@ -37,6 +37,14 @@ browser-test: test-deps
 bench: deps
 	$(SWIFT) build -c release --product mailroom-bench
 	./.build/release/mailroom-bench
+
+# libFuzzer on the request parsers: `make fuzz RUNS=-1` runs until stopped; crashes land in Fuzz/crashes.
+RUNS ?= 1000000
+fuzz: deps
+	mkdir -p .build/fuzz/corpus Fuzz/crashes
+	swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name HTTP \
+		Sources/HTTP/*.swift Fuzz/FuzzEntry.swift -o .build/fuzz/mailroom-fuzz
+	./.build/fuzz/mailroom-fuzz -runs=$(RUNS) -max_len=512 -artifact_prefix=Fuzz/crashes/ .build/fuzz/corpus Fuzz/corpus
 
 deps:
 	@./scripts/install-packages $(RUN_PACKAGES)

@@ -21,6 +21,9 @@ public struct StaticFiles: Sendable {
         return Response(status: .ok, headers: headers, body: bytes)
     }
 
+    /// Whether `path` names a file inside the folder rather than anything outside it.
+    public static func isSafe(_ path: String) -> Bool { safeRelativePath(path) != nil }
+
     /// A path made only of plain segments (no `..`, `.`, empty, hidden or backslashed parts).
     static func safeRelativePath(_ path: String) -> String? {
         guard path.hasPrefix("/") else { return nil }

@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import Synchronization
 
 /// Real threads for tests that need several clients blocked in I/O at the same time. (Dispatch's
 /// pool on a 2-core machine would run only a couple of them at once.)
@@ -55,4 +56,17 @@ enum TestThreads {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
+}
+
+/// A value that several test threads update, behind a lock; a class, so closures can share it.
+final class SharedValue<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) { mutex = Mutex(value) }
+
+    func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result {
+        mutex.withLock { body(&$0) }
+    }
+
+    var value: Value { mutex.withLock { $0 } }
 }

@@ -1,0 +1,9 @@
+// libFuzzer entry point for Mailroom's input parsers. Built by `make fuzz` with the HTTP
+// module's sources compiled into the same binary, so internal parsers are reachable.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    FuzzTargets.run(bytes)
+    return 0
+}
