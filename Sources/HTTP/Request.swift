@@ -7,6 +7,8 @@ public struct Request: Sendable {
     public var query: FormData
     public var headers: Headers
     public var body: [UInt8]
+    /// The client's address as the server saw it, for logs and per-client limits.
+    public var peer: String = "-"
 
     public init(method: Method, path: String, query: FormData = FormData(), headers: Headers = Headers(), body: [UInt8] = []) {
         self.method = method

@@ -105,7 +105,9 @@ final class EventLoop {
         guard body.count <= limits.maxBodyBytes else {
             throw HTTPError(.contentTooLarge, "The request's body is larger than \(limits.maxBodyBytes) bytes.")
         }
-        return try Request(method: method, target: target, headers: headers, body: body)
+        var parsed = try Request(method: method, target: target, headers: headers, body: body)
+        parsed.peer = Self.peer(of: request)
+        return parsed
     }
 
     /// Writes `response`; for HEAD, only the headers with the length the body would have.

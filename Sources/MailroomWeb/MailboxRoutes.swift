@@ -3,7 +3,9 @@ import MailroomCore
 
 extension MailroomApp {
     func showMailboxes(_ request: Request) -> Response {
-        Response(html: MailboxesPage(library: library, notice: Notice(from: request.query), token: token).render())
+        var page = MailboxesPage(library: library, notice: Notice(from: request.query), token: token)
+        page.signsOut = signIn != nil
+        return Response(html: page.render())
     }
 
     /// Create or rename a mailbox; a refused name comes back with its problem and what was typed.

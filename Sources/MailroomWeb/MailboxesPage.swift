@@ -6,6 +6,8 @@ struct MailboxesPage {
     let library: Library
     let notice: Notice?
     let token: String?
+    /// Offers Sign Out when Mailroom has a password.
+    var signsOut = false
     /// A refused name, kept with its problem; `target` nil means the create form.
     var refused: (target: MailboxID?, name: String, problem: String)?
 
@@ -50,6 +52,11 @@ struct MailboxesPage {
                     input(.type(.text), .id("mailbox-name"), .name("name"), .maxlength(Library.maximumNameLength),
                           .value(refused?.target == nil ? refused?.name ?? "" : ""), .autocomplete("off"))
                     button(.type(.submit), .class("button primary")) { "Create Mailbox" }
+                }
+                if signsOut {
+                    postForm(Paths.signOut, token: token, .id("signout-form")) {
+                        button(.type(.submit), .class("button"), .id("signout")) { "Sign Out" }
+                    }
                 }
             }
         }

@@ -12,15 +12,18 @@ public final class MailroomApp: Sendable {
     let files: StaticFiles
     let now: @Sendable () -> Int64
     let security: SecurityPolicy
+    /// The password gate, when Mailroom was started with a password.
+    let signIn: SignIn?
     let rowCache = RowCache()
 
     /// `save` is called with every change before it becomes visible, under one lock, so two
     /// posts never interleave and nothing is shown that was not stored.
     public init(
         library: Library, publicFolder: String, now: @escaping @Sendable () -> Int64,
-        security: SecurityPolicy, save: @escaping SaveChanges = { _ in }
+        security: SecurityPolicy, signIn: SignIn? = nil, save: @escaping SaveChanges = { _ in }
     ) {
         self.security = security
+        self.signIn = signIn
         self.state = Mutex(library)
         self.save = save
         self.files = StaticFiles(root: publicFolder)
@@ -86,7 +89,17 @@ public final class MailroomApp: Sendable {
     private func route(_ request: Request) throws(HTTPError) -> Response {
         let isRead = request.method == .get || request.method == .head
         let isPost = request.method == .post
-        switch Route(path: request.path) {
+        let route = Route(path: request.path)
+        if let signIn, route.needsSignIn, signIn.session(of: request, now: now()) == nil {
+            return .seeOther(Paths.signIn(next: request.path + (request.query.isEmpty ? "" : "?" + request.query.urlEncoded)))
+        }
+        switch route {
+        case .signIn where isRead:
+            return showSignIn(request)
+        case .signIn where isPost:
+            return try signInPost(request)
+        case .signOut where isPost:
+            return try signOutPost(request)
         case .root where isRead:
             return .redirect(.found, to: Paths.inbox)
         case .mailboxes where isRead:
@@ -108,7 +121,9 @@ public final class MailroomApp: Sendable {
         case .message(let text) where isRead || isPost:
             guard let id = MessageID(text) else { throw HTTPError(.notFound, "There is no message “\(text)”.") }
             return isRead ? try showMessage(id, request: request) : try changeMessage(id, request: request)
-        case .root, .mailboxes, .emptyTrash, .deleteMailbox:
+        case .signOut:
+            throw methodNotAllowed(allow: "POST")
+        case .root, .mailboxes, .emptyTrash, .deleteMailbox, .signIn:
             throw methodNotAllowed(allow: request.path == "/" ? "GET, HEAD" : "GET, HEAD, POST")
         case .mailbox, .message:
             throw methodNotAllowed(allow: "GET, HEAD, POST")
@@ -135,7 +150,7 @@ public final class MailroomApp: Sendable {
 
 /// Where a path leads, before the method is considered.
 private enum Route {
-    case root, mailboxes, emptyTrash
+    case root, mailboxes, emptyTrash, signIn, signOut
     case mailbox(Substring)
     case deleteMailbox(Substring)
     case message(Substring)
@@ -145,12 +160,22 @@ private enum Route {
         let segments = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
         switch (segments.count, segments.first) {
         case (1, ""): self = .root
+        case (1, "signin"): self = .signIn
+        case (1, "signout"): self = .signOut
         case (1, "mailboxes"): self = .mailboxes
         case (2, "mailboxes"): self = .mailbox(segments[1])
         case (3, "mailboxes") where segments[1] == "trash" && segments[2] == "empty": self = .emptyTrash
         case (3, "mailboxes") where segments[2] == "delete": self = .deleteMailbox(segments[1])
         case (2, "messages"): self = .message(segments[1])
         default: self = .other
+        }
+    }
+
+    /// Everything but the sign-in page itself and static files sits behind the password.
+    var needsSignIn: Bool {
+        switch self {
+        case .signIn, .other: false
+        default: true
         }
     }
 }

@@ -7,6 +7,19 @@ enum Paths {
     static let mailboxes = "/mailboxes"
     static let stylesheet = "/style.css"
     static let emptyTrash = "/mailboxes/trash/empty"
+    static let signOut = "/signout"
+
+    /// The sign-in page, which returns to `next` afterwards.
+    static func signIn(next: String? = nil) -> String {
+        guard let next, next != inbox else { return "/signin" }
+        return "/signin?" + FormData([("next", next)]).urlEncoded
+    }
+
+    /// `next` when it is a path on this site, else the Inbox: never a redirect to elsewhere.
+    static func local(_ next: String?) -> String {
+        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\") else { return inbox }
+        return next
+    }
 
     static func message(_ id: MessageID) -> String { "/messages/\(id)" }
 

@@ -7,6 +7,7 @@ struct Options {
     var publicFolder = "Public"
     var databasePath = "mailroom.sqlite"
     var allowedHosts: [String] = []
+    var passwordFile: String?
     var samples = true
     var logRequests = true
     var showHelp = false
@@ -22,6 +23,8 @@ struct Options {
 
           --host ADDRESS        address to listen on (default 127.0.0.1; 0.0.0.0 serves the LAN)
           --allowed-host NAME   also answer to this Host name (repeatable); others get 403
+          --password-file PATH  require this file's first line as a password (or set MAILROOM_PASSWORD);
+                                sessions last 7 days and end when Mailroom restarts
           --port N              port to listen on, 0 for any free port (default 8080)
           --threads N           event loops, one per core (default: the number of cores)
           --db PATH             SQLite database file, created if missing (default mailroom.sqlite)
@@ -53,6 +56,7 @@ struct Options {
             switch flag {
             case "--host": options.server.host = try value(for: flag)
             case "--allowed-host": options.allowedHosts.append(try value(for: flag))
+            case "--password-file": options.passwordFile = try value(for: flag)
             case "--port": options.server.port = try number(for: flag, in: 0...65535)
             case "--threads": options.server.threads = try number(for: flag, in: 1...256)
             case "--public": options.publicFolder = try value(for: flag)

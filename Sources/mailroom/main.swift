@@ -49,6 +49,19 @@ do {
     exit(1)
 }
 
+let password: String?
+do {
+    password = try Password.configured(file: options.passwordFile)
+} catch {
+    Console.error(error.description)
+    exit(1)
+}
+let isLoopback = ["127.0.0.1", "localhost", "::1"].contains(options.server.host)
+if password == nil && !isLoopback {
+    Console.error("warning: serving \(options.server.host) without a password: anyone who can reach it can read "
+        + "and delete every message. Use --password-file or MAILROOM_PASSWORD.")
+}
+
 let app = MailroomApp(
     library: library,
     publicFolder: options.publicFolder,
@@ -56,6 +69,7 @@ let app = MailroomApp(
     security: SecurityPolicy(
         allowedHosts: HostNames.allowed(bindingTo: options.server.host, extra: options.allowedHosts),
         formToken: SecurityPolicy.randomToken()),
+    signIn: password.map { SignIn(password: $0, log: { Console.out($0) }) },
     save: { changes in try store.save(changes) })
 
 let server: Server
