@@ -9,7 +9,7 @@ extension MailroomApp {
                 section(.class("confirmation signin")) {
                     h1 { "Mailroom" }
                     p { "This Mailroom is protected by a password." }
-                    postForm(Paths.signIn(), token: token, .id("signin-form")) {
+                    postForm(Paths.signIn(), token: token, .class("compose open"), .id("signin-form")) {
                         input(.type(.hidden), .name("next"), .value(next))
                         if let problem {
                             div(.class("form-errors"), .role("alert"), .id("form-errors")) { p { problem } }
