@@ -40,6 +40,10 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
         .testTarget(name: "MailroomWebTests", dependencies: ["MailroomWeb", "MailroomCore", "HTTP"]),
         .testTarget(
+            name: "HostileRequestTests",
+            dependencies: ["MailroomWeb", "MailroomCore", "HTTPServer", "HTTP"]
+        ),
+        .testTarget(
             name: "EndToEndTests",
             dependencies: ["MailroomWeb", "MailroomCore", "MailroomStore", "HTTPServer", "HTTP"]
         ),

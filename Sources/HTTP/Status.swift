@@ -16,6 +16,7 @@ public struct Status: Hashable, Sendable {
     public static let forbidden = Status(code: 403, reason: "Forbidden")
     public static let notFound = Status(code: 404, reason: "Not Found")
     public static let methodNotAllowed = Status(code: 405, reason: "Method Not Allowed")
+    public static let lengthRequired = Status(code: 411, reason: "Length Required")
     public static let contentTooLarge = Status(code: 413, reason: "Content Too Large")
     public static let uriTooLong = Status(code: 414, reason: "URI Too Long")
     public static let unsupportedMediaType = Status(code: 415, reason: "Unsupported Media Type")

@@ -77,10 +77,12 @@ final class EventLoop {
     private func respond(to request: OpaquePointer) {
         let started = Clock.now
         let method = Self.method(of: request)
-        let target = evhttp_request_get_uri(request).map { String(cString: $0) } ?? "/"
+        let rawTarget = evhttp_request_get_uri(request).map { Array(UnsafeBufferPointer(start: $0, count: strlen($0))) } ?? []
+        // For the log line only; the request itself is refused below if these bytes are not UTF-8.
+        let target = String(decoding: rawTarget.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let response: Response
         do {
-            let parsed = try checkedRequest(request, method: method, target: target)
+            let parsed = try checkedRequest(request, method: method, rawTarget: rawTarget)
             response = handler(parsed)
         } catch {
             response = errorPage(error)
@@ -91,16 +93,21 @@ final class EventLoop {
             status: response.status.code, bytes: sent, started: started)
     }
 
-    /// The request, unless it is over one of the configured limits.
-    private func checkedRequest(_ request: OpaquePointer, method: HTTP.Method, target: String) throws(HTTPError) -> Request {
-        guard target.utf8.count <= limits.maxURLBytes else {
+    /// The request, unless it is over one of the configured limits or framed ambiguously.
+    private func checkedRequest(_ request: OpaquePointer, method: HTTP.Method, rawTarget: [CChar]) throws(HTTPError) -> Request {
+        guard rawTarget.count <= limits.maxURLBytes else {
             throw HTTPError(.uriTooLong, "The address is longer than \(limits.maxURLBytes) bytes.")
+        }
+        guard let target = String(validating: rawTarget.map { UInt8(bitPattern: $0) }, as: UTF8.self) else {
+            throw HTTPError(.badRequest, "The address is not valid UTF-8.")
         }
         let headers = Self.headers(of: request)
         let headerBytes = headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
-        guard headerBytes <= limits.maxHeaderBytes else {
-            throw HTTPError(.headersTooLarge, "The request's headers are larger than \(limits.maxHeaderBytes) bytes.")
+        guard headerBytes <= limits.maxHeaderBytes, headers.fields.count <= limits.maxHeaderCount else {
+            throw HTTPError(.headersTooLarge, "The request has more than \(limits.maxHeaderCount) header fields "
+                + "or more than \(limits.maxHeaderBytes) bytes of them.")
         }
+        try Framing.check(method: method, headers: headers)
         let body = Self.body(of: request)
         guard body.count <= limits.maxBodyBytes else {
             throw HTTPError(.contentTooLarge, "The request's body is larger than \(limits.maxBodyBytes) bytes.")

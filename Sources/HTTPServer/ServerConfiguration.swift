@@ -10,6 +10,8 @@ public struct ServerConfiguration: Sendable {
     public var maxURLBytes: Int
     /// All header fields together; more is 431.
     public var maxHeaderBytes: Int
+    /// How many header fields; more is 431.
+    public var maxHeaderCount: Int
     /// Seconds a connection may sit idle or trickle a request before it is closed.
     public var timeoutSeconds: Int
 
@@ -25,6 +27,7 @@ public struct ServerConfiguration: Sendable {
         maxBodyBytes: Int = 64 * 1024,
         maxURLBytes: Int = 8 * 1024,
         maxHeaderBytes: Int = 16 * 1024,
+        maxHeaderCount: Int = 100,
         timeoutSeconds: Int = 30
     ) {
         self.host = host
@@ -33,6 +36,7 @@ public struct ServerConfiguration: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.maxURLBytes = maxURLBytes
         self.maxHeaderBytes = maxHeaderBytes
+        self.maxHeaderCount = maxHeaderCount
         self.timeoutSeconds = timeoutSeconds
     }
 }

@@ -28,6 +28,9 @@ public struct SecurityPolicy: Sendable {
     /// Why `request` is refused before routing, or nil when it may proceed.
     func refusal(for request: Request) -> HTTPError? {
         let host = request.headers["Host"] ?? ""
+        guard request.headers.values(for: "Host").count <= 1 else {
+            return HTTPError(.badRequest, "The request names more than one Host.")
+        }
         if let allowedHosts {
             guard !host.isEmpty else { return HTTPError(.badRequest, "The request has no Host header.") }
             guard allowedHosts.contains(Self.hostName(host)) else {
@@ -47,8 +50,14 @@ public struct SecurityPolicy: Sendable {
             }
         }
         if let formToken {
-            let sent = (try? request.form())?["csrf"]
-            guard sent == formToken else {
+            let sent: String?
+            do {
+                sent = try request.form()["csrf"]
+            } catch {
+                // A body that is not a readable form is a bad request, not a forgery.
+                return error
+            }
+            guard let sent, SignIn.constantTimeEqual(Array(sent.utf8), Array(formToken.utf8)) else {
                 return HTTPError(.forbidden, "This form is out of date or did not come from Mailroom "
                     + "(perhaps Mailroom was restarted), so nothing was changed. Reload the page and try again.")
             }
