@@ -16,5 +16,6 @@
 #include <event2/bufferevent.h>
 #include <event2/keyvalq_struct.h>
 #include <event2/thread.h>
+#include <event2/listener.h>
 
 #endif

@@ -39,14 +39,15 @@ enum PercentDecoding {
         }
     }
 
-    /// Escapes everything but unreserved characters, for building query strings and paths.
+    /// Escapes everything but unreserved characters and the comma (which id lists use and a
+    /// query may hold as it is), for building query strings and paths.
     static func encode(_ text: String) -> String {
         var output = ""
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                  UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"),
-                 UInt8(ascii: "."), UInt8(ascii: "~"):
+                 UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: ","):
                 output.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 let digits = Array("0123456789ABCDEF".unicodeScalars)

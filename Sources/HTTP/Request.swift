@@ -9,6 +9,8 @@ public struct Request: Sendable {
     public var body: [UInt8]
     /// The client's address as the server saw it, for logs and per-client limits.
     public var peer: String = "-"
+    /// The request target as it was sent, for logs.
+    public var target: String
 
     public init(method: Method, path: String, query: FormData = FormData(), headers: Headers = Headers(), body: [UInt8] = []) {
         self.method = method
@@ -16,6 +18,7 @@ public struct Request: Sendable {
         self.query = query
         self.headers = headers
         self.body = body
+        self.target = query.isEmpty ? path : path + "?" + query.urlEncoded
     }
 
     /// Splits a request target such as `/a%20b?x=1` into its decoded path and query.
@@ -35,6 +38,7 @@ public struct Request: Sendable {
             throw HTTPError(.badRequest, "The query string is malformed: \(error.message)")
         }
         self.init(method: method, path: path, query: query, headers: headers, body: body)
+        self.target = target
     }
 
     /// The body's form fields, if it is a URL-encoded form.

@@ -25,7 +25,7 @@ public struct ServerConfiguration: Sendable {
         port: Int = 8080,
         threads: Int = 1,
         maxBodyBytes: Int = 64 * 1024,
-        maxURLBytes: Int = 8 * 1024,
+        maxURLBytes: Int = 32 * 1024,
         maxHeaderBytes: Int = 16 * 1024,
         maxHeaderCount: Int = 100,
         timeoutSeconds: Int = 30

@@ -36,6 +36,13 @@ enum Schema {
             );
             INSERT INTO counters (name, value) VALUES ('next_message_id', 1), ('next_mailbox_id', 100);
             """),
+        // Values that must outlive a restart, such as the secret that forms carry.
+        Migration(version: 2, sql: """
+            CREATE TABLE settings (
+                name TEXT PRIMARY KEY,
+                value TEXT NOT NULL
+            );
+            """),
     ]
 
     static var currentVersion: Int32 { migrations.last?.version ?? 0 }

@@ -7,6 +7,8 @@ import MailroomCore
 /// single lock, and the connection itself is opened without SQLite's mutex.
 public final class Store: @unchecked Sendable {
     public let path: String
+    /// True when this open created the file's tables: a brand-new database.
+    public let isNew: Bool
     private var connection: (database: Database, writer: ChangeWriter)?
 
     /// Opens or creates the file, takes its lock for as long as this store is open, and brings
@@ -19,6 +21,7 @@ public final class Store: @unchecked Sendable {
         try database.lockExclusively()
         // Checked before anything is written, so a newer Mailroom's file is left exactly as it was.
         let pending = try Schema.pendingMigrations(in: database)
+        isNew = pending.first?.version == 1
         try database.execute("PRAGMA journal_mode = WAL")
         // FULL syncs the log at every commit: a committed change survives power loss.
         try database.execute("PRAGMA synchronous = FULL")
@@ -30,6 +33,19 @@ public final class Store: @unchecked Sendable {
     /// Every mailbox and message in the file.
     public func load() throws(StoreError) -> Library {
         try LibraryReader.read(from: try connected().database)
+    }
+
+    /// The setting `name`, made by `make` and stored the first time it is asked for.
+    public func setting(_ name: String, orMake make: () -> String) throws(StoreError) -> String {
+        let database = try connected().database
+        let read = try database.prepare("SELECT value FROM settings WHERE name = ?")
+        try read.bind([.text(name)])
+        if try read.step() { return try read.text(at: 0) }
+        let value = make()
+        try database.transaction { () throws(StoreError) in
+            try database.prepare("INSERT INTO settings (name, value) VALUES (?, ?)").run([.text(name), .text(value)])
+        }
+        return value
     }
 
     /// Writes `changes` in one transaction: all of them are committed, or none.

@@ -3,6 +3,8 @@ import MailroomCore
 
 /// One press of a button on a list page (or the same fields posted by a script).
 enum ListCommand {
+    /// The edit form's default button: keeps the ticks as posted and changes nothing else.
+    case update
     case edit, done, cancel
     case confirmDelete(MessageID)
     case selectAll, deselectAll
@@ -34,6 +36,7 @@ enum ListCommand {
             self = .confirmDelete(try ListQuery.messageID(id, field: "confirm-delete")); return
         }
         switch form["action"] {
+        case "update": self = .update
         case "edit": self = .edit
         case "done": self = .done
         case "cancel": self = .cancel
@@ -50,7 +53,7 @@ enum ListCommand {
             guard let slug = form["target"], let target = MailboxID(slug: slug) else {
                 throw HTTPError(.badRequest, "Move to… needs a mailbox in “target”.")
             }
-            self = .removeSelected(target == .trash ? .delete : .move(to: target))
+            self = .removeSelected(.move(to: target))
         case "undo":
             let ids = try Self.ids(form, "id")
             guard !ids.isEmpty else { throw HTTPError(.badRequest, "Undo needs the ids to put back in “id”.") }
@@ -70,7 +73,7 @@ enum ListCommand {
     }
 
     private static func ids(_ form: FormData, _ field: String) throws(HTTPError) -> [MessageID] {
-        try form.all(field).map { text throws(HTTPError) in try ListQuery.messageID(text, field: field) }
+        try IDList.decode(form.all(field), field: field)
     }
 
     /// Applies the command to mailbox `box` and returns the state its page should show next.
@@ -80,6 +83,8 @@ enum ListCommand {
         // Bulk actions name exactly the ticks the person saw, so the ones gone meanwhile are counted.
         let ticked = posted.selection
         switch self {
+        case .update:
+            return (state, nil)
         case .edit:
             return (state.editing(mailbox), nil)
         case .done, .cancel:
@@ -157,6 +162,9 @@ enum Removal {
         case .delete:
             let outcome = try checked { () throws(LibraryError) in try library.move(ids, from: box, to: .trash) }
             return Notice(.deleted, count: outcome.applied.count, gone: outcome.missing.count, undo: outcome.applied)
+        case .move(let target) where target == .trash && box != .trash:
+            // Moving to Trash is deleting, with Undo; from Trash itself it moves nothing.
+            return try Removal.delete.apply(to: ids, from: box, in: &library)
         case .move(let target):
             let outcome = try checked { () throws(LibraryError) in try library.move(ids, from: box, to: target) }
             return Notice(.moved, count: outcome.applied.count, gone: outcome.missing.count, target: target)

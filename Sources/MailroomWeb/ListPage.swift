@@ -71,9 +71,7 @@ struct ListPage {
                 postForm(here, token: token, .class("undo")) {
                     hiddenStateFields
                     input(.type(.hidden), .name("action"), .value("undo"))
-                    for id in notice.undo {
-                        input(.type(.hidden), .name("id"), .value(id.description))
-                    }
+                    input(.type(.hidden), .name("id"), .value(IDList.encode(notice.undo)))
                     button(.type(.submit), .class("button"), .id("undo")) { "Undo" }
                 }
             }
@@ -148,6 +146,11 @@ struct ListPage {
 
     private var editingList: Node {
         postForm(here, token: token, .id("edit-form")) {
+            // The form's default button: Enter in the form only brings the page up to date with
+            // the ticks, instead of pressing Select All, the first visible button.
+            button(.type(.submit), .name("action"), .value("update"), .hidden(), .aria("hidden", "true"), .id("action-update")) {
+                "Update"
+            }
             input(.type(.hidden), .name("mode"), .value("active"))
             toolbar
             ul(.class("list editing"), .id("messages"), .aria("label", "Messages")) {
@@ -169,9 +172,13 @@ struct ListPage {
         let isEmpty = selected.isEmpty
         return div(.class("toolbar"), .id("toolbar"), .role("toolbar"), .aria("label", "Selection")) {
             if state.allSelected(in: mailbox) {
-                button(.type(.submit), .name("action"), .value("deselect-all"), .class("button")) { "Deselect All" }
+                button(.type(.submit), .name("action"), .value("deselect-all"), .class("button"), .id("action-deselect-all")) {
+                    "Deselect All"
+                }
             } else {
-                button(.type(.submit), .name("action"), .value("select-all"), .class("button")) { "Select All" }
+                button(.type(.submit), .name("action"), .value("select-all"), .class("button"), .id("action-select-all")) {
+                    "Select All"
+                }
             }
             if anyUnread || isEmpty {
                 bulkButton("mark-read", "Mark Read", disabled: isEmpty)
@@ -232,7 +239,9 @@ struct ListPage {
                     moveButtons(message, offset: offset)
                 }
                 button(.type(.submit), .name("delete"), .value(id), .class("button destructive"),
-                       .aria("label", "Delete “\(message.subject)”")) { "Delete" }
+                       .aria("label", isTrash ? "Delete “\(message.subject)” permanently" : "Delete “\(message.subject)”")) {
+                    isTrash ? "Delete Permanently" : "Delete"
+                }
             }
         }
     }

@@ -7,7 +7,7 @@ import MailroomCore
 /// button and a post all come back to exactly the state the person saw.
 enum ListQuery {
     static func state(from fields: FormData) throws(HTTPError) -> ListState {
-        let selected = try fields.all("selected").map { text throws(HTTPError) in try messageID(text, field: "selected") }
+        let selected = try IDList.decode(fields.all("selected"), field: "selected")
         switch fields["mode"] ?? "inactive" {
         case "inactive", "":
             return .inactive
@@ -33,7 +33,7 @@ enum ListQuery {
             fields.append("row", row.description)
         case .active:
             fields.append("mode", "active")
-            for id in state.selection.sorted() { fields.append("selected", id.description) }
+            if !state.selection.isEmpty { fields.append("selected", IDList.encode(state.selection)) }
         }
         return fields
     }

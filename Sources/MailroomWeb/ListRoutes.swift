@@ -12,7 +12,8 @@ extension MailroomApp {
             library: library, mailbox: mailbox, state: requested.reconciled(with: mailbox),
             notice: Notice(from: request.query), now: now, rows: rows, token: token)
         let html = page.render()
-        rowCache.store(rows, limit: 2 * library.messageCount + 1_024)
+        // Room for every row in about two ways (browsing and editing) before starting over.
+        rowCache.store(rows, limit: 3 * library.messageCount + 1_024)
         return Response(html: html)
     }
 

@@ -20,6 +20,7 @@ struct MessagePage {
             header(.class("bar")) {
                 a(.class("button bar-button back"), .href(Paths.mailbox(mailbox.id)), .id("back")) { "‹ \(mailbox.name)" }
                 postForm(Paths.message(message.id), token: token, .class("bar-actions")) {
+                    input(.type(.hidden), .name("from"), .value(mailbox.id.slug))
                     if message.isUnread {
                         button(.type(.submit), .name("action"), .value("mark-read"), .class("button")) { "Mark Read" }
                     } else {
@@ -66,6 +67,7 @@ struct MessagePage {
                 element("details", [.class("compose"), .id("edit-message"), .boolean("open", !problems.isEmpty)]) {
                     element("summary", [.class("button")]) { "Edit Message" }
                     postForm(Paths.message(message.id), token: token, .id("save-form")) {
+                        input(.type(.hidden), .name("from"), .value(mailbox.id.slug))
                         input(.type(.hidden), .name("action"), .value("save"))
                         if !problems.isEmpty {
                             div(.class("form-errors"), .role("alert"), .id("form-errors")) {

@@ -27,6 +27,11 @@ extension MailroomApp {
             if form["action"] == "delete" { return .seeOther(Paths.inbox(.inactive, notice: Notice(.gone))) }
             throw Self.noSuchMessage(id)
         }
+        // A page shown while the message was elsewhere (another browser moved or deleted it since)
+        // must not act on it where it is now: Delete in Trash would destroy it for good.
+        if let shown = form["from"], MailboxID(slug: shown) != box {
+            return .seeOther(Paths.message(id) + "?keep=unread&done=gone")
+        }
         switch form["action"] {
         case "save":
             let draft = Draft(subject: form["subject"] ?? "", body: form["body"] ?? "")

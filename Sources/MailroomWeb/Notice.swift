@@ -33,7 +33,7 @@ struct Notice: Hashable, Sendable {
         self.kind = kind
         self.count = Self.number(query["n"])
         self.gone = Self.number(query["gone"])
-        self.undo = query.all("undo").compactMap { MessageID($0) }
+        self.undo = (try? IDList.decode(query.all("undo"), field: "undo")) ?? []
         self.target = query["to"].flatMap { MailboxID(slug: $0) }
     }
 
@@ -46,7 +46,7 @@ struct Notice: Hashable, Sendable {
         if count > 0 { query.append("n", String(count)) }
         if gone > 0 { query.append("gone", String(gone)) }
         if let target { query.append("to", target.slug) }
-        for id in undo { query.append("undo", id.description) }
+        if !undo.isEmpty { query.append("undo", IDList.encode(undo)) }
     }
 
     /// The sentence shown, with mailbox names looked up in `library`.

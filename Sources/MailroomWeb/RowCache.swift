@@ -13,15 +13,20 @@ final class RowCache: Sendable {
         case editing(MailboxID, selected: Bool, first: Bool, last: Bool)
     }
 
+    /// One row as one kind of page shows it: a browsing and an editing tab do not evict each other.
+    struct Key: Hashable, Sendable {
+        let id: MessageID
+        let variant: Variant
+    }
+
     struct Entry: Sendable {
         let message: Message
-        let variant: Variant
         /// Days since the epoch: dates read "14:05" today and "Nov 28" tomorrow.
         let day: Int64
         let html: RenderedHTML
     }
 
-    private let entries = Mutex<[MessageID: Entry]>([:])
+    private let entries = Mutex<[Key: Entry]>([:])
 
     /// A batch for one page: lookups need no lock, and new rows are stored once at the end.
     func batch(day: Int64) -> Batch {
@@ -38,22 +43,23 @@ final class RowCache: Sendable {
     }
 
     final class Batch {
-        private let known: [MessageID: Entry]
-        fileprivate var fresh: [MessageID: Entry] = [:]
+        private let known: [Key: Entry]
+        fileprivate var fresh: [Key: Entry] = [:]
         let day: Int64
 
-        fileprivate init(known: [MessageID: Entry], day: Int64) {
+        fileprivate init(known: [Key: Entry], day: Int64) {
             self.known = known
             self.day = day
         }
 
         /// The row for `message` shown as `variant`, rendered by `make` only when not cached.
         func row(_ message: Message, _ variant: Variant, make: () -> Node) -> Node {
-            if let entry = known[message.id], entry.variant == variant, entry.day == day, entry.message == message {
+            let key = Key(id: message.id, variant: variant)
+            if let entry = known[key], entry.day == day, entry.message == message {
                 return .rendered(entry.html)
             }
             let html = RenderedHTML(make())
-            fresh[message.id] = Entry(message: message, variant: variant, day: day, html: html)
+            fresh[key] = Entry(message: message, day: day, html: html)
             return .rendered(html)
         }
     }

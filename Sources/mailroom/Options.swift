@@ -32,7 +32,7 @@ struct Options {
           --no-samples          a new database starts empty instead of with a few sample messages
           --quiet               do not print a log line per request
           --max-body BYTES      largest request body accepted (default 65536; more is 413)
-          --max-url BYTES       longest request target accepted (default 8192; more is 414)
+          --max-url BYTES       longest request target accepted (default 32768; more is 414)
           --max-headers BYTES   largest set of header fields accepted (default 16384; more is 431)
           --timeout SECONDS     idle or slow connections are closed after this (default 30)
           -h, --help            show this help

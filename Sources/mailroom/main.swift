@@ -35,11 +35,14 @@ pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 
 let store: Store
 var library: Library
+let formToken: String
 do {
     store = try Store(path: options.databasePath)
     library = try store.load()
-    // Only a database that has never held a message gets the samples.
-    if options.samples && library.nextMessageID == 1 {
+    // Kept in the database, so pages open in a browser still post after a restart.
+    formToken = try store.setting("form-token", orMake: SecurityPolicy.randomToken)
+    // Only a database created just now gets the samples; one emptied by people stays empty.
+    if options.samples && store.isNew {
         let seeded = Samples.library(now: Int64(Glibc.time(nil)))
         try store.save(seeded.changes(since: library))
         library = seeded
@@ -68,7 +71,7 @@ let app = MailroomApp(
     now: { Int64(Glibc.time(nil)) },
     security: SecurityPolicy(
         allowedHosts: HostNames.allowed(bindingTo: options.server.host, extra: options.allowedHosts),
-        formToken: SecurityPolicy.randomToken()),
+        formToken: formToken),
     signIn: password.map { SignIn(password: $0, log: { Console.out($0) }) },
     save: { changes in try store.save(changes) })
 

@@ -160,3 +160,13 @@ def test_opening_a_message_marks_it_read_and_it_can_be_edited(browser, mailroom)
     navigate(browser, browser.find_element(By.ID, "back").click)
     row = browser.find_element(By.CSS_SELECTOR, "#messages li")
     assert "unread" not in row.get_attribute("class")
+
+
+def test_enter_on_a_checkbox_keeps_the_ticks_instead_of_selecting_all(browser, mailroom):
+    seed(browser, mailroom, ["One", "Two", "Three"])
+    browser.get(mailroom.url("/mailboxes/inbox?mode=active"))
+    box = browser.find_element(By.CSS_SELECTOR, "input[aria-label='Select “Two”']")
+    box.send_keys(Keys.SPACE)
+    navigate(browser, lambda: box.send_keys(Keys.ENTER))
+    assert checked_subjects(browser) == ["Two"]
+    assert "1 Selected" in browser.title

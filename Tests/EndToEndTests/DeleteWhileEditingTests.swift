@@ -16,8 +16,8 @@ import Testing
         #expect(page.checkedIDs == [1])
         #expect(page.heading == "1 Selected")
         #expect(tab.queryValues("mode") == ["active"])
-        #expect(tab.queryValues("selected") == ["1"])
-        #expect(!tab.queryValues("selected").contains("2"))
+        #expect(tab.queryIDs("selected") == [1])
+        #expect(!tab.queryIDs("selected").contains(2))
     }
 
     @Test func deletingTheLastRowReturnsToBrowsing() throws {

@@ -117,7 +117,7 @@ import MailroomCore
         #expect(tab.currentURL.hasPrefix("/mailboxes/inbox"))
         #expect(tab.queryValues("mode").isEmpty)
         #expect(inbox.notice == "1 message moved to Trash.")
-        #expect(tab.queryValues("undo") == ["2"])
+        #expect(tab.queryIDs("undo") == [2])
         #expect(inbox.undoForm != nil)
         #expect(inbox.rowIDs == [1, 3])
 

@@ -22,7 +22,7 @@ import Testing
         #expect(page.checkedIDs == [3])
         #expect(page.heading == "1 Selected")
         #expect(tab.queryValues("mode") == ["active"])
-        #expect(tab.queryValues("selected") == ["3"])
+        #expect(tab.queryIDs("selected") == [3])
         #expect(server.mailbox.ids.map(\.rawValue) == [1, 2, 3, 5, 4, 6])
     }
 

@@ -25,7 +25,7 @@ import Testing
         #expect(server.ids(in: .inbox) == [4, 5])
         #expect(server.ids(in: .trash) == [1, 3, 2])
         // Alice's Undo offers back what she deleted, and only that.
-        #expect(alice.queryValues("undo") == ["1", "3"])
+        #expect(alice.queryIDs("undo") == [1, 3])
         let undone = try alice.submit(try #require(page.undoForm))
         #expect(undone.notice == "2 messages put back.")
         #expect(server.ids(in: .inbox) == [1, 3, 4, 5])
@@ -87,7 +87,7 @@ import Testing
         #expect(!page.isChecked(4))
         #expect(server.ids(in: .inbox) == [4])
         #expect(server.ids(in: .trash) == [1, 2, 3])
-        #expect(alice.queryValues("undo") == ["1", "2", "3"])
+        #expect(alice.queryIDs("undo") == [1, 2, 3])
     }
 
     @Test func moveUpOnARowAnotherBrowserDeletedSaysSoAndChangesNothing() throws {

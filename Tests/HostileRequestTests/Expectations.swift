@@ -5,7 +5,7 @@ enum Expect {
     /// Exactly one response, whose status is one of `statuses`; an error status must come as a
     /// small page with a UTF-8 HTML Content-Type and a Content-Length that matches its body.
     static func answer(
-        _ exchange: Exchange, _ statuses: Set<Int>, for what: String, pageFromLibevent: Bool = false,
+        _ exchange: Exchange, _ statuses: Set<Int>, for what: String,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let expected = statuses.sorted().map(String.init).joined(separator: " or ")
@@ -18,17 +18,13 @@ enum Expect {
         // A second response means the server read leftover bytes as another request.
         #expect(exchange.responses.count == 1, "\(what): one request, \(exchange.responses.count) responses: \(exchange.summary)",
                 sourceLocation: sourceLocation)
-        if response.status >= 400 {
-            page(response, for: what, charset: !pageFromLibevent, sourceLocation: sourceLocation)
-        }
+        if response.status >= 400 { page(response, for: what, sourceLocation: sourceLocation) }
     }
 
     /// A small HTML page in UTF-8, its Content-Length true.
-    static func page(
-        _ response: RawResponse, for what: String, charset: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
-    ) {
+    static func page(_ response: RawResponse, for what: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let type = response.header("Content-Type")?.lowercased() ?? ""
-        #expect(type.hasPrefix("text/html") && (!charset || type.replacingSpaces.contains("charset=utf-8")),
+        #expect(type.hasPrefix("text/html") && type.replacingSpaces.contains("charset=utf-8"),
                 "\(what): the \(response.status) page's Content-Type is \(response.header("Content-Type") ?? "missing"): \(response.summary)",
                 sourceLocation: sourceLocation)
         #expect(response.header("Content-Length") == String(response.body.count),

@@ -10,21 +10,13 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
     var requiredHeader: String? = nil
     /// Written in this many pieces rather than one.
     var pieces = 1
-    /// libevent 2.1 answers this case itself, before Mailroom's handler runs, with a bare page of
-    /// its own: HTML, but without a charset or security headers. Known gap until Mailroom parses
-    /// HTTP itself; the status, the closed connection and the unchanged library still hold.
-    var libevent = false
 
-    init(
-        _ name: String, _ bytes: [UInt8], _ statuses: Set<Int>, requiredHeader: String? = nil, pieces: Int = 1,
-        libevent: Bool = false
-    ) {
+    init(_ name: String, _ bytes: [UInt8], _ statuses: Set<Int>, requiredHeader: String? = nil, pieces: Int = 1) {
         self.name = name
         self.bytes = bytes
         self.statuses = statuses
         self.requiredHeader = requiredHeader
         self.pieces = pieces
-        self.libevent = libevent
     }
 
     var testDescription: String { name }
@@ -35,7 +27,7 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
         let server = try HostileServer()
         let before = server.app.library
         let exchange = try server.exchange(bytes, pieces: pieces)
-        Expect.answer(exchange, statuses, for: name, pageFromLibevent: libevent, sourceLocation: sourceLocation)
+        Expect.answer(exchange, statuses, for: name, sourceLocation: sourceLocation)
         if let requiredHeader, let response = exchange.responses.first {
             #expect(!(response.header(requiredHeader) ?? "").isEmpty,
                     "\(name): no \(requiredHeader) header: \(response.summary)", sourceLocation: sourceLocation)

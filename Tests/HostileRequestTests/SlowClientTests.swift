@@ -53,6 +53,44 @@ import Testing
         server.expectStillServesInbox(after: "a stalled body")
     }
 
+    @Test func aRequestLineTrickledAByteAtATimeIsCutOff() throws {
+        let server = try HostileServer()
+        let connection = try RawConnection(port: server.port)
+        try connection.send(Array("GET /mailboxes/inbox?pad=".utf8))
+        let seconds = trickle(on: connection)
+        #expect(connection.isClosedByServer,
+                "a request line trickled at 2 bytes/s was still open after \(seconds) s (limit \(Self.trickleLimit) s)")
+        expectNothingOrA408(connection.received, for: "a trickled request line")
+        server.expectStillServesInbox(after: "a trickled request line")
+    }
+
+    @Test func aBodyTrickledAByteAtATimeIsCutOffAndChangesNothing() throws {
+        let server = try HostileServer()
+        let before = server.app.library
+        let connection = try RawConnection(port: server.port)
+        try connection.send(RequestBytes.post(Array("csrf=t0ken&action=add&subject=".utf8), contentLength: "4000"))
+        let seconds = trickle(on: connection)
+        #expect(connection.isClosedByServer,
+                "a body trickled at 2 bytes/s was still open after \(seconds) s (limit \(Self.trickleLimit) s)")
+        expectNothingOrA408(connection.received, for: "a trickled body")
+        #expect(server.app.library == before, "a trickled body changed the library")
+        server.expectStillServesInbox(after: "a trickled body")
+    }
+
+    /// Sends one byte every half second until the server hangs up or the trickle limit passes;
+    /// returns the seconds it went on.
+    private func trickle(on connection: RawConnection) -> Double {
+        let deadline = Deadline(Self.trickleLimit)
+        let (_, seconds) = secondsTaken {
+            while !deadline.hasPassed {
+                guard (try? connection.send([UInt8(ascii: "a")])) == true else { return }
+                // Waits half a second, or less if the server answers or hangs up.
+                if connection.read(within: 0.5).closed { return }
+            }
+        }
+        return seconds
+    }
+
     /// A server may hang up on a slow client silently or with a 408 page; nothing else.
     private func expectNothingOrA408(
         _ received: RawConnection.Received, for what: String, sourceLocation: SourceLocation = #_sourceLocation

@@ -3,9 +3,10 @@ import MailroomCore
 import Testing
 
 @Suite struct SchemaTests {
-    @Test func aFreshFileMigratesToVersionOneAndLoadsAnEmptyLibraryWithTheThreeBuiltInMailboxes() throws {
+    @Test func aFreshFileMigratesToTheCurrentVersionAndLoadsAnEmptyLibraryWithTheThreeBuiltInMailboxes() throws {
         try withTemporaryPath { path in
             let store = try Store(path: path)
+            #expect(store.isNew)
             let library = try store.load()
             #expect(library == Library())
             #expect(library.mailboxes.map(\.name) == ["Inbox", "Archive", "Trash"])
@@ -13,7 +14,48 @@ import Testing
             #expect(library.nextMessageID == 1)
             #expect(library.nextMailboxID == MailboxID.firstCustom)
             store.close()
-            #expect(try Database(path: path).userVersion == 1)
+            #expect(try Database(path: path).userVersion == 2)
+        }
+    }
+
+    /// A file made by the first schema (before settings existed) gains the settings table and
+    /// keeps every message, mailbox and counter.
+    @Test func aVersionOneFileMigratesToVersionTwoAndKeepsItsData() throws {
+        try withTemporaryPath { path in
+            do {
+                let database = try Database(path: path)
+                try Schema.apply(Schema.migrations.filter { $0.version == 1 }, to: database)
+                try database.execute("""
+                    INSERT INTO mailboxes (id, name) VALUES (100, 'Projects');
+                    INSERT INTO messages VALUES (7, 100, 0, 'old', 'body', 'Ann', 5, 1, 1, NULL, NULL, NULL);
+                    UPDATE counters SET value = 8 WHERE name = 'next_message_id';
+                    UPDATE counters SET value = 101 WHERE name = 'next_mailbox_id';
+                    """)
+                #expect(try database.userVersion == 1)
+            }
+            let store = try Store(path: path)
+            #expect(!store.isNew)
+            let library = try store.load()
+            #expect(library[MailboxID(rawValue: 100)]?.name == "Projects")
+            #expect(library.message(MessageID(7))?.subject == "old")
+            #expect(library.message(MessageID(7))?.isFlagged == true)
+            #expect(library.nextMessageID == 8)
+            #expect(try store.setting("probe", orMake: { "made" }) == "made")
+            store.close()
+            #expect(try Database(path: path).userVersion == 2)
+        }
+    }
+
+    @Test func aSettingIsMadeOnceAndReadBackAfterAReopen() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            let first = try store.setting("form-token", orMake: { "abc" })
+            #expect(try store.setting("form-token", orMake: { "other" }) == first)
+            store.close()
+            let reopened = try Store(path: path)
+            #expect(!reopened.isNew)
+            #expect(try reopened.setting("form-token", orMake: { "other" }) == "abc")
+            reopened.close()
         }
     }
 
@@ -22,7 +64,7 @@ import Testing
         #expect(versions == versions.sorted())
         #expect(Set(versions).count == versions.count)
         #expect(versions.first == 1)
-        #expect(Schema.currentVersion == 1)
+        #expect(Schema.currentVersion == 2)
     }
 
     @Test func reopeningAnUpToDateFileRunsNoMigrationAndKeepsItsData() throws {
@@ -47,7 +89,7 @@ import Testing
                 try database.setUserVersion(99)
             }
             let before = contents(of: path)
-            #expect(throws: StoreError.newerSchema(path: path, found: 99, known: 1)) {
+            #expect(throws: StoreError.newerSchema(path: path, found: 99, known: 2)) {
                 _ = try Store(path: path)
             }
             #expect(contents(of: path) == before)

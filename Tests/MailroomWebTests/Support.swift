@@ -286,3 +286,91 @@ func split(location: String?, sourceLocation: SourceLocation = #_sourceLocation)
     let request = try Request(method: .get, target: location)
     return (request.path, request.query.fields.map { [$0.name, $0.value] })
 }
+
+// MARK: Id lists in URLs
+
+/// The ids of one compact id list such as `1,3-4`, read here on the test's side rather than with
+/// the app's own decoder; nil when an item is not an id or an ascending range of them.
+func decodeIDList(_ text: String) -> [MessageID]? {
+    var ids: [MessageID] = []
+    for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+        let bounds = item.split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count <= 2, let first = MessageID(bounds[0]), let last = MessageID(bounds[bounds.count - 1]),
+              first <= last
+        else { return nil }
+        ids += (first.rawValue...last.rawValue).map { MessageID($0) }
+    }
+    return ids
+}
+
+/// Where a redirect leads, read the way the app reads it: the path, the other fields in order, and
+/// the id lists `selected` and `undo` decoded into ids, so two Locations naming the same ids compare
+/// equal however the ids are spelt.
+struct Redirect: Equatable, CustomStringConvertible {
+    var path: String
+    /// Every field but `selected` and `undo`, as `[name, value]`, in order.
+    var fields: [[String]]
+    /// The ticked ids, ascending.
+    var selected: [MessageID]
+    /// The ids the Undo button would put back, ascending.
+    var undo: [MessageID]
+
+    static let idLists = ["selected", "undo"]
+
+    /// The expected Location: `location` without id lists, and the ids it should name.
+    init(_ location: String, selected: [MessageID] = [], undo: [MessageID] = []) throws {
+        let request = try Request(method: .get, target: location)
+        path = request.path
+        fields = request.query.fields.map { [$0.name, $0.value] }
+        self.selected = selected.sorted()
+        self.undo = undo.sorted()
+    }
+
+    /// The Location a response redirects to. Each id list must be one field in the compact form
+    /// the app writes: ascending, with every run of consecutive ids written as one range.
+    init(location: String?, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let location = try #require(location, sourceLocation: sourceLocation)
+        let request = try Request(method: .get, target: location)
+        path = request.path
+        fields = request.query.fields.filter { !Self.idLists.contains($0.name) }.map { [$0.name, $0.value] }
+        var lists: [String: [MessageID]] = [:]
+        for name in Self.idLists {
+            let values = request.query.all(name)
+            guard !values.isEmpty else { continue }
+            #expect(values.count == 1, "\(name) should be one field in \(location)", sourceLocation: sourceLocation)
+            for value in values {
+                let ids = try #require(decodeIDList(value), "\(name)=\(value) is not an id list in \(location)",
+                                       sourceLocation: sourceLocation)
+                #expect(encodeIDList(ids) == value, "\(name)=\(value) is not compact in \(location)",
+                        sourceLocation: sourceLocation)
+                lists[name, default: []] += ids
+            }
+            #expect(!location.contains("%2C"), "the commas of \(location) are escaped", sourceLocation: sourceLocation)
+        }
+        selected = lists["selected", default: []].sorted()
+        undo = lists["undo", default: []].sorted()
+    }
+
+    var description: String {
+        var query = fields.map { $0.joined(separator: "=") }
+        if !selected.isEmpty { query.append("selected: \(selected.map(\.rawValue))") }
+        if !undo.isEmpty { query.append("undo: \(undo.map(\.rawValue))") }
+        return path + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+    }
+}
+
+/// The compact spelling of `ids`: ascending, each run of consecutive ids as `first-last`.
+func encodeIDList(_ ids: [MessageID]) -> String {
+    var runs: [(first: Int64, last: Int64)] = []
+    for id in Set(ids.map(\.rawValue)).sorted() {
+        if let last = runs.last?.last, id == last + 1 { runs[runs.count - 1].last = id } else { runs.append((id, id)) }
+    }
+    return runs.map { $0.first == $0.last ? "\($0.first)" : "\($0.first)-\($0.last)" }.joined(separator: ",")
+}
+
+extension Response {
+    /// Where this response redirects, with its id lists decoded.
+    func redirect(sourceLocation: SourceLocation = #_sourceLocation) throws -> Redirect {
+        try Redirect(location: location, sourceLocation: sourceLocation)
+    }
+}

@@ -1,3 +1,5 @@
+import Testing
+
 /// One browser tab without JavaScript: it follows redirects, remembers where it is and what the
 /// last page said, and submits forms the way a browser encodes them.
 final class BrowserSession {
@@ -24,6 +26,25 @@ final class BrowserSession {
 
     /// The values of one field in the current URL's query, decoded.
     func queryValues(_ name: String) -> [String] { URLQuery.values(name, in: currentURL) }
+
+    /// The ids that the id list `name` (`selected` or `undo`) of the current URL names, ascending;
+    /// empty when there is none. The list must be one field, written compactly, as the app writes it.
+    func queryIDs(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) -> [Int] {
+        let values = queryValues(name)
+        guard !values.isEmpty else { return [] }
+        #expect(values.count == 1, "\(name) should be one field in \(currentURL)", sourceLocation: sourceLocation)
+        #expect(!currentURL.contains("%2C"), "the commas of \(currentURL) are escaped", sourceLocation: sourceLocation)
+        var ids: [Int] = []
+        for value in values {
+            guard let decoded = URLQuery.ids(inList: value) else {
+                Issue.record("\(name)=\(value) is not an id list in \(currentURL)", sourceLocation: sourceLocation)
+                continue
+            }
+            #expect(URLQuery.idList(decoded) == value, "\(name)=\(value) is not compact", sourceLocation: sourceLocation)
+            ids += decoded
+        }
+        return ids.sorted()
+    }
 
     /// Navigates to a path, like typing it or following a link.
     @discardableResult

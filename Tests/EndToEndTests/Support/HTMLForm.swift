@@ -62,6 +62,17 @@ struct HTMLForm {
 
     func values(_ name: String) -> [String] { fields.filter { $0.name == name }.map(\.value) }
 
+    /// The ids named by the field `name`, each value a compact id list such as `1,3-4`, in order;
+    /// nil when a value is not such a list.
+    func ids(_ name: String) -> [Int]? {
+        var ids: [Int] = []
+        for value in values(name) {
+            guard let decoded = URLQuery.ids(inList: value) else { return nil }
+            ids += decoded
+        }
+        return ids
+    }
+
     /// Ticks a checkbox, as a click in the browser does before anything is sent.
     mutating func tick(_ value: String, name: String = "selected") throws {
         guard checkboxes.contains(where: { $0.name == name && $0.value == value }) else {

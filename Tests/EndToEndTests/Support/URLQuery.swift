@@ -33,6 +33,35 @@ enum URLQuery {
         }
     }
 
+    /// The ids of one compact id list such as `1,3-4`, as the app writes `selected` and `undo`
+    /// and the Undo form's `id`; nil when an item is neither an id nor an ascending range of them.
+    static func ids(inList list: String) -> [Int]? {
+        var ids: [Int] = []
+        for item in list.split(separator: ",", omittingEmptySubsequences: false) {
+            let bounds = item.split(separator: "-", omittingEmptySubsequences: false).map { bound -> Int? in
+                guard let first = bound.first, first != "0", bound.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+                return Int(bound)
+            }
+            guard (1...2).contains(bounds.count), let first = bounds[0], let last = bounds[bounds.count - 1], first <= last
+            else { return nil }
+            ids += Array(first...last)
+        }
+        return ids
+    }
+
+    /// The compact spelling of `ids`: ascending, each run of consecutive ids as `first-last`.
+    static func idList(_ ids: [Int]) -> String {
+        var runs: [ClosedRange<Int>] = []
+        for id in Set(ids).sorted() {
+            if let last = runs.last, last.upperBound + 1 == id {
+                runs[runs.count - 1] = last.lowerBound...id
+            } else {
+                runs.append(id...id)
+            }
+        }
+        return runs.map { $0.count == 1 ? String($0.lowerBound) : "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ",")
+    }
+
     private static func unescape(_ text: Substring) -> String {
         var bytes: [UInt8] = []
         var index = text.utf8.startIndex

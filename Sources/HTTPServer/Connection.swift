@@ -1,0 +1,178 @@
+import Glibc
+import HTTP
+private import CLibevent
+
+/// One client connection: reads requests, answers them in order, and closes when told to,
+/// when the client goes away, or when it takes too long.
+final class Connection {
+    private unowned let loop: EventLoop
+    private let bufferevent: OpaquePointer
+    private let peer: String
+    /// Bytes received but not yet part of an answered request.
+    private var input: [UInt8] = []
+    /// Set once the last answer is queued: close when it has been written.
+    private var closesAfterWrite = false
+    /// Fires if a request that has started does not arrive whole in time (a slow trickle).
+    private var requestDeadline: OpaquePointer?
+    private var deadlineArmed = false
+    private var isClosed = false
+
+    init?(loop: EventLoop, socket: Int32, peer: String) {
+        guard let bufferevent = bufferevent_socket_new(loop.base, socket, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+            return nil
+        }
+        self.loop = loop
+        self.bufferevent = bufferevent
+        self.peer = peer
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        requestDeadline = event_new(loop.base, -1, 0, { _, _, context in
+            guard let context else { return }
+            Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue().requestTimedOut()
+        }, context)
+        // libevent writes at most 16 KiB per call by default; a page just over that would then
+        // wait for the client's delayed ACK.
+        bufferevent_set_max_single_write(bufferevent, 1 << 20)
+        bufferevent_setcb(bufferevent, { _, context in
+            guard let context else { return }
+            Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue().readable()
+        }, { _, context in
+            guard let context else { return }
+            Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue().written()
+        }, { _, events, context in
+            guard let context else { return }
+            Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue().event(events)
+        }, context)
+        // Silence in either direction for this long ends the connection.
+        var idle = timeval(tv_sec: loop.configuration.timeoutSeconds, tv_usec: 0)
+        bufferevent_set_timeouts(bufferevent, &idle, &idle)
+        bufferevent_enable(bufferevent, Int16(EV_READ | EV_WRITE))
+    }
+
+    /// During shutdown: answer what has arrived, then close.
+    func finishAndClose() {
+        closesAfterWrite = true
+        if evbuffer_get_length(bufferevent_get_output(bufferevent)) == 0 { close() }
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        if let requestDeadline {
+            event_del(requestDeadline)
+            event_free(requestDeadline)
+        }
+        requestDeadline = nil
+        bufferevent_setcb(bufferevent, nil, nil, nil, nil)
+        bufferevent_free(bufferevent)
+        loop.closed(self)
+    }
+
+    // MARK: Callbacks
+
+    private func readable() {
+        let source = bufferevent_get_input(bufferevent)
+        let length = evbuffer_get_length(source)
+        guard length > 0 else { return }
+        let start = input.count
+        input.append(contentsOf: repeatElement(0, count: length))
+        let copied = input.withUnsafeMutableBytes { evbuffer_remove(source, $0.baseAddress! + start, length) }
+        if copied < length { input.removeLast(length - max(Int(copied), 0)) }
+        process()
+    }
+
+    private func written() {
+        if closesAfterWrite { close() }
+    }
+
+    private func event(_ events: Int16) {
+        let pending = evbuffer_get_length(bufferevent_get_output(bufferevent))
+        if events & Int16(BEV_EVENT_EOF) != 0 && events & Int16(BEV_EVENT_ERROR) == 0 && pending > 0 {
+            // The client stopped sending but still reads: finish the answers, then close.
+            closesAfterWrite = true
+            bufferevent_disable(bufferevent, Int16(EV_READ))
+            return
+        }
+        close()
+    }
+
+    private func requestTimedOut() {
+        deadlineArmed = false
+        input = []
+        answer(loop.errorPage(HTTPError(
+            Status(code: 408, reason: "Request Timeout"),
+            "The request did not arrive in \(loop.configuration.timeoutSeconds) seconds.")),
+            method: .get, target: "-", keepAlive: false, started: Clock.now)
+    }
+
+    // MARK: Requests
+
+    /// Answers every whole request in the buffer, in order (pipelining), and no more.
+    private func process() {
+        while !closesAfterWrite && !isClosed {
+            guard !input.isEmpty else {
+                disarmDeadline()
+                break
+            }
+            let started = Clock.now
+            switch RequestParser.parse(input, limits: loop.limits) {
+            case .incomplete:
+                guard input.count <= loop.limits.maxURLBytes + loop.limits.maxHeaderBytes + loop.limits.maxBodyBytes + 4_096 else {
+                    refuse(HTTPError(.contentTooLarge, "The request is larger than Mailroom accepts."), started: started)
+                    return
+                }
+                armDeadline()
+                return
+            case .request(var request, let consumed, let keepAlive):
+                disarmDeadline()
+                input.removeFirst(consumed)
+                request.peer = peer
+                let response = loop.handler(request)
+                let echo = keepAlive && request.headers["Connection"]?.lowercased() == "keep-alive"
+                answer(response, method: request.method, target: request.target, keepAlive: keepAlive && !loop.isStopping,
+                       echoKeepAlive: echo, started: started)
+            case .rejected(let error, let consumed, let keepAlive):
+                disarmDeadline()
+                input.removeFirst(consumed)
+                answer(loop.errorPage(error), method: .get, target: "-", keepAlive: keepAlive && !loop.isStopping, started: started)
+            case .refused(let error):
+                refuse(error, started: started)
+                return
+            }
+        }
+    }
+
+    private func refuse(_ error: HTTPError, started: Clock.Instant) {
+        disarmDeadline()
+        input = []
+        answer(loop.errorPage(error), method: .get, target: "-", keepAlive: false, started: started)
+    }
+
+    private func answer(
+        _ response: Response, method: HTTP.Method, target: String, keepAlive: Bool, echoKeepAlive: Bool = false,
+        started: Clock.Instant
+    ) {
+        let isHead = method == .head
+        let bytes = response.serialized(keepAlive: keepAlive, echoKeepAlive: echoKeepAlive, includeBody: !isHead, date: loop.date)
+        bytes.withUnsafeBytes { _ = evbuffer_add(bufferevent_get_output(bufferevent), $0.baseAddress, $0.count) }
+        if !keepAlive {
+            closesAfterWrite = true
+            bufferevent_disable(bufferevent, Int16(EV_READ))
+        }
+        loop.log.record(
+            peer: peer, method: method.name, target: target, status: response.status.code,
+            bytes: isHead ? 0 : response.body.count, started: started)
+    }
+
+    private func armDeadline() {
+        guard !deadlineArmed, let requestDeadline else { return }
+        deadlineArmed = true
+        var wait = timeval(tv_sec: loop.configuration.timeoutSeconds, tv_usec: 0)
+        event_add(requestDeadline, &wait)
+    }
+
+    private func disarmDeadline() {
+        guard deadlineArmed, let requestDeadline else { return }
+        deadlineArmed = false
+        event_del(requestDeadline)
+    }
+}

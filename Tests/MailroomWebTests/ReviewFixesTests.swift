@@ -1,0 +1,80 @@
+import HTTP
+import MailroomCore
+import MailroomWeb
+import Testing
+
+/// Pages that another browser overtook, the form's default button, and Trash's wording.
+@Suite struct ReviewFixesTests {
+    let app: TestApp
+
+    init() throws {
+        app = try TestApp(library: makeLibrary(inbox: ["Alpha", "Bravo", "Charlie"]))
+    }
+
+    @Test func aStaleMessagePagesDeleteNeverDestroysAMessageThatMovedToTrash() throws {
+        let bravo = app.anyID("Bravo")
+        // Another browser deletes it: now in Trash, where Delete would destroy it.
+        _ = try app.post("/mailboxes/inbox", [("delete", bravo.description)])
+        #expect(app.subjects(in: .trash) == ["Bravo"])
+
+        // This tab still shows it in the Inbox and presses Delete.
+        let response = try app.post("/messages/\(bravo)", [("from", "inbox"), ("action", "delete")])
+        #expect(response.code == 303)
+        #expect(response.location == "/messages/\(bravo)?keep=unread&done=gone")
+        #expect(app.subjects(in: .trash) == ["Bravo"])
+        #expect(try app.get(try #require(response.location)).html.contains("That message was already deleted or moved."))
+    }
+
+    @Test(arguments: ["archive", "flag", "mark-unread", "save"])
+    func aStaleMessagePageActsOnNothing(action: String) throws {
+        let bravo = app.anyID("Bravo")
+        _ = try app.post("/mailboxes/inbox", [("delete", bravo.description)])
+        let before = app.library
+        let response = try app.post(
+            "/messages/\(bravo)", [("from", "inbox"), ("action", action), ("subject", "Changed"), ("body", "")])
+        #expect(response.code == 303)
+        #expect(app.library == before)
+    }
+
+    @Test func theMessagePageSaysWhereItWasShown() throws {
+        let html = try app.get("/messages/\(app.anyID("Alpha"))").html
+        #expect(html.components(separatedBy: "<input type=\"hidden\" name=\"from\" value=\"inbox\">").count - 1 == 2)
+    }
+
+    @Test func theEditFormsDefaultButtonOnlyKeepsTheTicks() throws {
+        let html = try app.get("/mailboxes/inbox?mode=active").html
+        let form = try #require(html.range(of: "<form method=\"post\" action=\"/mailboxes/inbox\" id=\"edit-form\">"))
+        let firstButton = try #require(html[form.upperBound...].range(of: "<button"))
+        #expect(html[firstButton.lowerBound...].hasPrefix("<button type=\"submit\" name=\"action\" value=\"update\" hidden"))
+
+        let ids = ["Alpha", "Charlie"].map { app.anyID($0).description }
+        let before = app.library
+        let response = try app.post("/mailboxes/inbox", [("action", "update"), ("mode", "active")] + ids.map { ("selected", $0) })
+        #expect(response.location == "/mailboxes/inbox?mode=active&selected=\(ids[0]),\(ids[1])")
+        #expect(app.library == before)
+    }
+
+    @Test func movingToTrashFromTrashDestroysNothing() throws {
+        let alpha = app.anyID("Alpha").description
+        _ = try app.post("/mailboxes/inbox", [("delete", alpha)])
+        let response = try app.post(
+            "/mailboxes/trash", [("mode", "active"), ("selected", alpha), ("action", "move-to"), ("target", "trash")])
+        #expect(response.code == 303)
+        #expect(app.subjects(in: .trash) == ["Alpha"])
+    }
+
+    @Test func movingToTrashElsewhereIsADeleteWithUndo() throws {
+        let alpha = app.anyID("Alpha").description
+        let response = try app.post(
+            "/mailboxes/inbox", [("mode", "active"), ("selected", alpha), ("action", "move-to"), ("target", "trash")])
+        #expect(response.location?.contains("done=deleted") == true)
+        #expect(response.location?.contains("undo=\(alpha)") == true)
+        #expect(app.subjects(in: .trash) == ["Alpha"])
+    }
+
+    @Test func trashsRowButtonSaysItDeletesPermanently() throws {
+        _ = try app.post("/mailboxes/inbox", [("delete", app.anyID("Alpha").description)])
+        let html = try app.get("/mailboxes/trash?mode=active").html
+        #expect(html.contains("aria-label=\"Delete “Alpha” permanently\">Delete Permanently</button>"))
+    }
+}
