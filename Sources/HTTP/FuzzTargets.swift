@@ -18,5 +18,17 @@ public enum FuzzTargets {
         var headers = Headers()
         headers.add("Content-Type", "application/x-www-form-urlencoded")
         _ = try? Request(method: .post, path: "/", headers: headers, body: bytes).form()
+
+        // The bytes as a connection's buffer: whatever comes back must stay inside them.
+        let limits = RequestLimits(maxURLBytes: 256, maxHeaderBytes: 512, maxHeaderCount: 16, maxBodyBytes: 512)
+        switch RequestParser.parse(bytes, limits: limits) {
+        case .request(let request, let consumed, _):
+            precondition(consumed > 0 && consumed <= bytes.count, "consumed \(consumed) of \(bytes.count) bytes")
+            precondition(request.body.count <= limits.maxBodyBytes, "a body over the limit was accepted")
+        case .rejected(_, let consumed, _):
+            precondition(consumed > 0 && consumed <= bytes.count, "consumed \(consumed) of \(bytes.count) bytes")
+        case .incomplete, .refused:
+            break
+        }
     }
 }

@@ -41,8 +41,13 @@ public enum RequestParser {
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, limits: RequestLimits) -> Outcome {
         // One empty line before a request line is ignored (RFC 9112 2.2); more is not HTTP.
         var start = 0
-        if start < bytes.count, bytes[start] == cr { start += 1 }
-        if start < bytes.count, bytes[start] == lf { start += 1 }
+        if bytes.count >= 2, bytes[0] == cr, bytes[1] == lf {
+            start = 2
+        } else if bytes.count >= 1, bytes[0] == lf {
+            start = 1
+        } else if bytes.count == 1, bytes[0] == cr {
+            return .incomplete
+        }
         guard start < bytes.count else { return .incomplete }
         if start > 0, bytes[start] == cr || bytes[start] == lf {
             return .refused(bad("The request starts with empty lines."))
@@ -133,9 +138,14 @@ public enum RequestParser {
     /// An unfinished head that can only end over a limit is refused now, not after it is whole.
     private static func headTooLong(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, limits: RequestLimits) -> Outcome? {
         let lineEnd = (start..<bytes.count).first { bytes[$0] == lf }
-        // "METHOD " + target + " HTTP/1.1": a little room beyond the target's own limit.
-        if (lineEnd ?? bytes.count) - start > limits.maxURLBytes + 32 {
-            return .refused(HTTPError(.uriTooLong, "The address is longer than \(limits.maxURLBytes) bytes."))
+        let lineStop = lineEnd ?? bytes.count
+        if let space = (start..<lineStop).first(where: { bytes[$0] == 0x20 }) {
+            // The target and " HTTP/1.1" after the method: room for the version beyond the limit.
+            if lineStop - space - 1 > limits.maxURLBytes + 10 {
+                return .refused(HTTPError(.uriTooLong, "The address is longer than \(limits.maxURLBytes) bytes."))
+            }
+        } else if lineStop - start > 64 {
+            return .refused(bad("The request line does not start with a method."))
         }
         if let lineEnd, bytes.count - lineEnd > limits.maxHeaderBytes + 2 {
             return .refused(HTTPError(.headersTooLarge, "The request's headers are larger than \(limits.maxHeaderBytes) bytes."))
@@ -231,9 +241,10 @@ private struct Head {
         var authority: String?
         for scheme in ["http://", "https://"] where target.lowercased().hasPrefix(scheme) {
             let rest = target.dropFirst(scheme.count)
-            let slash = rest.firstIndex(of: "/") ?? rest.endIndex
-            authority = String(rest[..<slash])
-            target = slash == rest.endIndex ? "/" : String(rest[slash...])
+            let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+            authority = String(rest[..<end])
+            let tail = rest[end...]
+            target = tail.hasPrefix("/") ? String(tail) : "/" + tail
         }
         return .success(Head(
             method: Method(String(decoding: parts[0], as: UTF8.self)), target: target,

@@ -1,24 +1,71 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
-/// Serves the files of one folder, and nothing outside it.
+/// Serves the files of one folder, and nothing outside it, from memory: each file is read once
+/// and again only when its size or modification time changes.
 public struct StaticFiles: Sendable {
     public let root: String
+    private let cache = Cache()
 
     public init(root: String) {
         self.root = root.hasSuffix("/") ? String(root.dropLast()) : root
     }
 
-    /// The response for a request path such as `/style.css`, or nil when no such file exists.
-    public func response(for path: String) -> Response? {
-        guard let relative = Self.safeRelativePath(path),
-              let bytes = Self.readFile(root + "/" + relative)
-        else { return nil }
+    /// The response for a request path such as `/style.css`, or nil when no such file exists;
+    /// `304 Not Modified` when `ifNoneMatch` names the file's current ETag.
+    public func response(for path: String, ifNoneMatch: String? = nil) -> Response? {
+        guard let relative = Self.safeRelativePath(path), let file = cache.file(root + "/" + relative) else { return nil }
         var headers = Headers()
         headers.add("Content-Type", Self.contentType(for: relative))
         headers.add("Cache-Control", "public, max-age=300")
-        return Response(status: .ok, headers: headers, body: bytes)
+        headers.add("ETag", file.etag)
+        headers.add("Last-Modified", file.lastModified)
+        if let ifNoneMatch, ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: " ") == file.etag || $0 == "*" }) {
+            return Response(status: .notModified, headers: headers)
+        }
+        return Response(status: .ok, headers: headers, body: file.bytes)
+    }
+
+    struct File: Sendable {
+        let bytes: [UInt8]
+        let etag: String
+        let lastModified: String
+        let size: Int
+        let modified: Int
+    }
+
+    final class Cache: Sendable {
+        private let files = Mutex<[String: File]>([:])
+
+        /// The file at `path`, from memory while `stat` says it is unchanged.
+        func file(_ path: String) -> File? {
+            var info = stat()
+            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+            let size = Int(info.st_size)
+            let modified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
+            if let known = files.withLock({ $0[path] }), known.size == size, known.modified == modified {
+                return known
+            }
+            guard let bytes = StaticFiles.readFile(path) else { return nil }
+            let file = File(
+                bytes: bytes, etag: "\"" + StaticFiles.fingerprint(bytes) + "\"",
+                lastModified: HTTPDate.string(Int64(info.st_mtim.tv_sec)), size: size, modified: modified)
+            files.withLock { $0[path] = file }
+            return file
+        }
+    }
+
+    /// FNV-1a over the bytes, in hex: changes whenever the file does.
+    static func fingerprint(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex + "-" + String(bytes.count, radix: 16)
     }
 
     /// Whether `path` names a file inside the folder rather than anything outside it.

@@ -16,7 +16,7 @@ struct ConfirmPage {
             Sidebar(library: library, current: nil).body
             header(.class("bar")) { div(.class("bar-title")) { h1 { heading } } }
             main(.id("content")) {
-                section(.class("confirmation"), .aria("labelledby", "confirm-question")) {
+                div(.class("confirmation")) {
                     p(.id("confirm-question")) { explanation }
                     postForm(action, token: token, .class("confirm")) {
                         input(.type(.hidden), .name("confirm"), .value("yes"))

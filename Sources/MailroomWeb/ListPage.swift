@@ -52,6 +52,9 @@ struct ListPage {
                     addForm
                 }
             }
+            if state.mode == .active && !mailbox.isEmpty {
+                liveCount
+            }
         }
     }
 
@@ -152,7 +155,6 @@ struct ListPage {
                 "Update"
             }
             input(.type(.hidden), .name("mode"), .value("active"))
-            toolbar
             ul(.class("list editing"), .id("messages"), .aria("label", "Messages")) {
                 for (offset, message) in mailbox.messages.enumerated() {
                     rows.row(message, .editing(
@@ -161,6 +163,23 @@ struct ListPage {
                         editingRow(message, offset: offset)
                     }
                 }
+            }
+            // After the rows, as in Mail: tick, then act. Being after the checkboxes also lets
+            // CSS counters show the live number of ticks in Delete (N).
+            toolbar
+        }
+    }
+
+    /// The heading's count as CSS sees the ticks right now, laid over the server's own count.
+    ///
+    /// A CSS counter only counts checkboxes before it in the document, so this copy of the
+    /// header's title comes after the list and is moved up over the header by the stylesheet.
+    /// Screen readers and browsers without CSS get the server's heading instead.
+    private var liveCount: Node {
+        div(.class("bar live-title"), .aria("hidden", "true"), .hidden()) {
+            div(.class("bar-title")) {
+                p(.class("bar-context")) { mailbox.name }
+                p(.class("live-count live-selected")) { "" }
             }
         }
     }
@@ -196,8 +215,14 @@ struct ListPage {
                 bulkButton("archive", "Archive", disabled: isEmpty)
             }
             moveControl(disabled: isEmpty)
-            bulkButton("delete", isTrash ? "Delete Permanently (\(selected.count))" : "Delete (\(selected.count))",
-                       disabled: isEmpty, extraClass: " destructive")
+            // The server's count is the button's name; the stylesheet paints the live number of
+            // ticks over it (Chromium leaves counters out of accessible names: "Delete ()").
+            let label = isTrash ? "Delete Permanently" : "Delete"
+            button(.type(.submit), .name("action"), .value("delete"), .class("button bulk destructive counted"),
+                   .id("action-delete"), .aria("disabled", isEmpty ? "true" : "false")) {
+                span(.class("server-count")) { "\(label) (\(selected.count))" }
+                span(.class("live-count"), .aria("hidden", "true"), .data("label", label)) { "" }
+            }
         }
     }
 
@@ -217,8 +242,8 @@ struct ListPage {
 
     /// Disabled in look and for assistive technology, yet still focusable and pressable:
     /// ticks made since the page loaded are only known to the browser.
-    private func bulkButton(_ action: String, _ text: String, disabled: Bool, extraClass: String = "") -> Node {
-        button(.type(.submit), .name("action"), .value(action), .class("button bulk" + extraClass),
+    private func bulkButton(_ action: String, _ text: String, disabled: Bool) -> Node {
+        button(.type(.submit), .name("action"), .value(action), .class("button bulk"),
                .id("action-\(action)"), .aria("disabled", disabled ? "true" : "false")) { text }
     }
 
@@ -301,9 +326,10 @@ struct ListPage {
                     }
                 }
                 label(.for("subject")) { "Subject" }
+                // A refused form is at the end of the list: focus brings it and its problems on screen.
                 input(.type(.text), .id("subject"), .name("subject"), .value(draft.subject),
                       .maxlength(Draft.maximumSubjectLength), .autocomplete("off"),
-                      .aria("invalid", problems.isEmpty ? "false" : "true"))
+                      .aria("invalid", problems.isEmpty ? "false" : "true"), .autofocus(!problems.isEmpty))
                 label(.for("author")) { "From" }
                 input(.type(.text), .id("author"), .name("author"), .value(draft.author),
                       .maxlength(Draft.maximumAuthorLength), .placeholder("Your name (optional)"),

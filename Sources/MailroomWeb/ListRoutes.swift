@@ -4,9 +4,12 @@ import MailroomCore
 extension MailroomApp {
     func showList(_ box: MailboxID, request: Request) throws(HTTPError) -> Response {
         let requested = try ListQuery.state(from: request.query)
-        let library = library
+        let (library, revision) = { let versioned = versioned; return (versioned.library, versioned.revision) }()
         guard let mailbox = library[box] else { throw HTTPError(.notFound, "There is no mailbox “\(box)”.") }
         let now = now()
+        // Unchanged data, the same address and the same day: the browser's copy is current.
+        let etag = PageTag.for(revision: revision, target: request.target, day: now / 86_400)
+        if PageTag.matches(request, etag) { return PageTag.notModified(etag) }
         let rows = rowCache.batch(day: now / 86_400)
         let page = ListPage(
             library: library, mailbox: mailbox, state: requested.reconciled(with: mailbox),
@@ -14,7 +17,9 @@ extension MailroomApp {
         let html = page.render()
         // Room for every row in about two ways (browsing and editing) before starting over.
         rowCache.store(rows, limit: 3 * library.messageCount + 1_024)
-        return Response(html: html)
+        var response = Response(html: html)
+        response.headers.add("ETag", etag)
+        return response
     }
 
     /// Every change to a list arrives here as a form post and leaves as a 303 to the same list.

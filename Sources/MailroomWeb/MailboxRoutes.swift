@@ -73,8 +73,10 @@ extension MailroomApp {
         }
         let page = ConfirmPage(
             library: library, heading: "Delete “\(mailbox.name)”?",
-            explanation: "The mailbox will be removed and its \(Notice.messages(mailbox.count)) moved to Trash, "
-                + "from where Restore brings them to the Inbox.",
+            explanation: mailbox.isEmpty
+                ? "The mailbox is empty and will be removed."
+                : "The mailbox will be removed and its \(Notice.messages(mailbox.count)) moved to Trash, "
+                    + "from where Restore brings \(mailbox.count == 1 ? "it" : "them") to the Inbox.",
             action: Paths.deleteMailbox(id), confirmLabel: "Delete Mailbox", cancelPath: Paths.mailboxes, token: token)
         return Response(html: page.render())
     }

@@ -50,7 +50,8 @@ struct MailboxesPage {
                     problem(for: nil)
                     label(.for("mailbox-name")) { "Name" }
                     input(.type(.text), .id("mailbox-name"), .name("name"), .maxlength(Library.maximumNameLength),
-                          .value(refused?.target == nil ? refused?.name ?? "" : ""), .autocomplete("off"))
+                          .value(refused?.target == nil ? refused?.name ?? "" : ""), .autocomplete("off"),
+                          .aria("invalid", isRefused(nil) ? "true" : "false"), .autofocus(isRefused(nil)))
                     button(.type(.submit), .class("button primary")) { "Create Mailbox" }
                 }
                 if signsOut {
@@ -70,10 +71,16 @@ struct MailboxesPage {
             input(.type(.hidden), .name("mailbox"), .value(mailbox.id.slug))
             problem(for: mailbox.id)
             label(.for(fieldID), .class("visually-hidden")) { "Name of mailbox “\(mailbox.name)”" }
-            input(.type(.text), .id(fieldID), .name("name"), .value(typed), .maxlength(Library.maximumNameLength))
+            input(.type(.text), .id(fieldID), .name("name"), .value(typed), .maxlength(Library.maximumNameLength),
+                  .aria("invalid", isRefused(mailbox.id) ? "true" : "false"), .autofocus(isRefused(mailbox.id)))
             button(.type(.submit), .class("button")) { "Rename" }
             a(.class("button"), .href(Paths.mailbox(mailbox.id))) { "Open" }
         }
+    }
+
+    /// Whether the name typed for `target` (nil: the create form) was refused.
+    private func isRefused(_ target: MailboxID?) -> Bool {
+        refused.map { $0.target == target } ?? false
     }
 
     private func problem(for target: MailboxID?) -> Node {

@@ -7,7 +7,13 @@ public typealias SaveChanges = @Sendable (Changes) throws -> Void
 
 /// The whole web application as one `(Request) -> Response` function over a shared library.
 public final class MailroomApp: Sendable {
-    let state: Mutex<Library>
+    let state: Mutex<Versioned>
+
+    /// The library and a number that grows with every stored change: pages' ETags use it.
+    struct Versioned {
+        var library: Library
+        var revision: Int
+    }
     let save: SaveChanges
     let files: StaticFiles
     let now: @Sendable () -> Int64
@@ -24,7 +30,7 @@ public final class MailroomApp: Sendable {
     ) {
         self.security = security
         self.signIn = signIn
-        self.state = Mutex(library)
+        self.state = Mutex(Versioned(library: library, revision: 1))
         self.save = save
         self.files = StaticFiles(root: publicFolder)
         self.now = now
@@ -39,7 +45,10 @@ public final class MailroomApp: Sendable {
     var token: String? { security.formToken }
 
     /// The whole library as it is at this moment.
-    public var library: Library { state.withLock { $0 } }
+    public var library: Library { state.withLock { $0.library } }
+
+    /// The library and its revision, read together.
+    var versioned: Versioned { state.withLock { $0 } }
 
     /// The Inbox as it is at this moment.
     public var snapshot: Mailbox { library[.inbox] ?? Mailbox() }
@@ -50,9 +59,9 @@ public final class MailroomApp: Sendable {
         _ command: (inout Library) throws(HTTPError) -> Result
     ) throws(HTTPError) -> Result {
         try state.withLock { current throws(HTTPError) -> Result in
-            var next = current
+            var next = current.library
             let result = try command(&next)
-            let changes = next.changes(since: current)
+            let changes = next.changes(since: current.library)
             if !changes.isEmpty {
                 do {
                     try save(changes)
@@ -62,7 +71,9 @@ public final class MailroomApp: Sendable {
                         "Mailroom could not save this change, so nothing was changed. (\(error))")
                 }
             }
-            current = next
+            if !changes.isEmpty {
+                current = Versioned(library: next, revision: current.revision + 1)
+            }
             return result
         }
     }
@@ -128,7 +139,7 @@ public final class MailroomApp: Sendable {
         case .mailbox, .message:
             throw methodNotAllowed(allow: "GET, HEAD, POST")
         case .other:
-            guard let file = files.response(for: request.path) else {
+            guard let file = files.response(for: request.path, ifNoneMatch: request.headers["If-None-Match"]) else {
                 throw HTTPError(.notFound, "There is no page at this address.")
             }
             guard isRead else { throw methodNotAllowed(allow: "GET, HEAD") }

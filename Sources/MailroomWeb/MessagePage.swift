@@ -77,7 +77,7 @@ struct MessagePage {
                         label(.for("subject")) { "Subject" }
                         input(.type(.text), .id("subject"), .name("subject"), .value(shown.subject),
                               .maxlength(Draft.maximumSubjectLength), .autocomplete("off"),
-                              .aria("invalid", problems.isEmpty ? "false" : "true"))
+                              .aria("invalid", problems.isEmpty ? "false" : "true"), .autofocus(!problems.isEmpty))
                         label(.for("body")) { "Message" }
                         textarea(.id("body"), .name("body"), .rows(8), .maxlength(Draft.maximumBodyLength), text: shown.body)
                         button(.type(.submit), .class("button primary")) { "Save" }

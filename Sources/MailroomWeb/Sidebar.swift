@@ -28,7 +28,9 @@ struct Sidebar {
                  .aria("current", isCurrent ? "page" : "false")) {
             span(.class("mailbox-name")) { mailbox.name }
             if unread > 0 && mailbox.id != .trash {
-                span(.class("unread-count"), .aria("label", "\(unread) unread")) { String(unread) }
+                // Read as "Inbox 4 unread"; a name on a plain span is not allowed (ARIA 1.2).
+                span(.class("unread-count")) { String(unread) }
+                span(.class("visually-hidden")) { " unread" }
             }
         }
     }

@@ -78,3 +78,30 @@ import Testing
         #expect(html.contains("aria-label=\"Delete “Alpha” permanently\">Delete Permanently</button>"))
     }
 }
+
+/// A reload of an unchanged page is a 304; any stored change, or another address, is a 200.
+@Suite struct PageTagTests {
+    @Test func anUnchangedPageIsNotModifiedAndAChangeRefreshesIt() throws {
+        let app = try TestApp(library: makeLibrary(inbox: ["Alpha", "Bravo"]))
+        let first = try app.get("/mailboxes/inbox")
+        let etag = try #require(first.headers["ETag"])
+        let headers = Headers([("If-None-Match", etag)])
+        let again = try app.respond(.get, "/mailboxes/inbox", headers: headers)
+        #expect(again.code == 304)
+        #expect(again.body.isEmpty)
+        #expect(try app.respond(.get, "/mailboxes/inbox?mode=active", headers: headers).code == 200)
+
+        _ = try app.post("/mailboxes/inbox", [("action", "add"), ("subject", "Charlie")])
+        let changed = try app.respond(.get, "/mailboxes/inbox", headers: headers)
+        #expect(changed.code == 200)
+        #expect(changed.headers["ETag"] != etag)
+        #expect(changed.html.contains("Charlie"))
+    }
+
+    @Test func aPostThatChangesNothingKeepsTheETag() throws {
+        let app = try TestApp(library: makeLibrary(inbox: ["Alpha"]))
+        let etag = try #require(try app.get("/mailboxes/inbox").headers["ETag"])
+        _ = try app.post("/mailboxes/inbox", [("action", "select-all"), ("mode", "active")])
+        #expect(try app.respond(.get, "/mailboxes/inbox", headers: Headers([("If-None-Match", etag)])).code == 304)
+    }
+}

@@ -212,13 +212,23 @@ extension String {
 
     var checkedIDs: [String] { checkboxes.filter(\.isChecked).map(\.value) }
 
-    /// The labels of the submit buttons named `action`, e.g. ["Select All", "Mark Read", ...].
+    /// The label of the submit button named `action` with value `action` ("Select All", "Delete (2)"):
+    /// its text without the markup inside it, as a browser without CSS shows it.
     func buttonText(action: String) -> String? {
         guard let tag = tags("button").first(where: { $0.attribute("name") == "action" && $0.attribute("value") == action }),
               let start = range(of: tag),
               let end = self[start.upperBound...].range(of: "</button>")
         else { return nil }
-        return String(self[start.upperBound..<end.lowerBound])
+        var text = ""
+        var inTag = false
+        for character in self[start.upperBound..<end.lowerBound] {
+            switch character {
+            case "<": inTag = true
+            case ">": inTag = false
+            default: if !inTag { text.append(character) }
+            }
+        }
+        return text
     }
 }
 

@@ -1,0 +1,45 @@
+import Foundation
+import HTTP
+import Testing
+
+/// Static files come from memory with an ETag, answer a matching If-None-Match with 304, and
+/// are read again when they change.
+@Suite struct StaticFilesCacheTests {
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("mailroom-static-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("body { color: red }".utf8).write(to: folder.appendingPathComponent("style.css"))
+    }
+
+    @Test func aFileCarriesAnETagAndLastModified() throws {
+        let files = StaticFiles(root: folder.path)
+        let response = try #require(files.response(for: "/style.css"))
+        #expect(response.status == .ok)
+        #expect(response.headers["ETag"]?.hasPrefix("\"") == true)
+        #expect(response.headers["Last-Modified"]?.hasSuffix(" GMT") == true)
+        #expect(String(decoding: response.body, as: UTF8.self) == "body { color: red }")
+    }
+
+    @Test func aMatchingIfNoneMatchIsA304WithoutABody() throws {
+        let files = StaticFiles(root: folder.path)
+        let etag = try #require(files.response(for: "/style.css")?.headers["ETag"])
+        let again = try #require(files.response(for: "/style.css", ifNoneMatch: etag))
+        #expect(again.status == .notModified)
+        #expect(again.body.isEmpty)
+        #expect(again.headers["ETag"] == etag)
+        let other = try #require(files.response(for: "/style.css", ifNoneMatch: "\"something-else\""))
+        #expect(other.status == .ok)
+    }
+
+    @Test func aChangedFileIsReadAgainWithANewETag() throws {
+        let files = StaticFiles(root: folder.path)
+        let first = try #require(files.response(for: "/style.css")?.headers["ETag"])
+        try Data("body { color: blue; margin: 0 }".utf8).write(to: folder.appendingPathComponent("style.css"))
+        let changed = try #require(files.response(for: "/style.css"))
+        #expect(changed.headers["ETag"] != first)
+        #expect(String(decoding: changed.body, as: UTF8.self) == "body { color: blue; margin: 0 }")
+        #expect(files.response(for: "/style.css", ifNoneMatch: first)?.status == .ok)
+    }
+}
