@@ -4,6 +4,12 @@ import Glibc
 struct AccessLog: Sendable {
     let isEnabled: Bool
 
+    /// A line that is printed even when request logging is off.
+    func notice(_ line: String) {
+        var bytes = Array((line + "\n").utf8)
+        bytes.withUnsafeMutableBytes { _ = write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+    }
+
     func record(peer: String, method: String, target: String, status: Int, bytes: Int, started: Clock.Instant) {
         guard isEnabled else { return }
         let micros = Clock.now.microseconds(since: started)

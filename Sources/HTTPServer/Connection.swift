@@ -48,10 +48,16 @@ final class Connection {
         bufferevent_enable(bufferevent, Int16(EV_READ | EV_WRITE))
     }
 
-    /// During shutdown: answer what has arrived, then close.
-    func finishAndClose() {
-        closesAfterWrite = true
-        if evbuffer_get_length(bufferevent_get_output(bufferevent)) == 0 { close() }
+    /// During shutdown: an idle connection closes now; one with a request arriving or an answer
+    /// being written finishes it first (keep-alive is off while stopping). True if it is busy.
+    func finishOrClose() -> Bool {
+        let writing = evbuffer_get_length(bufferevent_get_output(bufferevent)) > 0
+        guard writing || !input.isEmpty else {
+            close()
+            return false
+        }
+        if writing { closesAfterWrite = true }
+        return true
     }
 
     func close() {

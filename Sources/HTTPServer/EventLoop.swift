@@ -90,11 +90,12 @@ final class EventLoop {
         guard !isStopping else { return }
         isStopping = true
         if let listener { evconnlistener_disable(listener) }
-        for connection in Array(connections.values) { connection.finishAndClose() }
+        let busy = Array(connections.values).filter { $0.finishOrClose() }.count
         guard !connections.isEmpty else {
             event_base_loopexit(base, nil)
             return
         }
+        log.notice("mailroom: finishing \(busy) request\(busy == 1 ? "" : "s") in flight before stopping")
         let context = Unmanaged.passUnretained(self).toOpaque()
         stopDeadline = event_new(base, -1, 0, { _, _, context in
             guard let context else { return }

@@ -4,7 +4,7 @@ import MailroomCore
 extension MailroomApp {
     /// Shows a message and, like Mail, marks it read, unless the person just marked it unread.
     func showMessage(_ id: MessageID, request: Request) throws(HTTPError) -> Response {
-        let keepUnread = request.query["keep"] == "unread" || request.method == .head
+        let keepUnread = request.query["keep"] == "unread" || request.method == .head || !Self.isOpenedByAPerson(request)
         if !keepUnread, library.message(id)?.isUnread == true {
             _ = try perform { library throws(HTTPError) in
                 if let box = library.mailbox(of: id) {
@@ -99,6 +99,16 @@ extension MailroomApp {
         } catch {
             throw HTTPError(.badRequest, error.message)
         }
+    }
+
+    /// Opening a message marks it read, as in Mail, but only when a person opened it: from
+    /// Mailroom's own pages or by typing its address (`Sec-Fetch-Site` same-origin or none, or,
+    /// from an older browser, a Referer of our own). A GET that another site makes, or a script
+    /// that says nothing of where it comes from, changes nothing.
+    static func isOpenedByAPerson(_ request: Request) -> Bool {
+        if let site = request.headers["Sec-Fetch-Site"] { return site == "same-origin" || site == "none" }
+        guard let referer = request.headers["Referer"], let host = request.headers["Host"] else { return false }
+        return referer.hasPrefix("http://" + host + "/")
     }
 
     static func noSuchMessage(_ id: MessageID) -> HTTPError {

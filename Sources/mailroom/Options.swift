@@ -34,6 +34,7 @@ struct Options {
           --max-body BYTES      largest request body accepted (default 65536; more is 413)
           --max-url BYTES       longest request target accepted (default 32768; more is 414)
           --max-headers BYTES   largest set of header fields accepted (default 16384; more is 431)
+          --max-header-count N  most header fields accepted (default 100; more is 431)
           --timeout SECONDS     idle or slow connections are closed after this (default 30)
           -h, --help            show this help
         """
@@ -65,6 +66,7 @@ struct Options {
             case "--quiet": options.logRequests = false
             case "--max-body": options.server.maxBodyBytes = try number(for: flag, in: 1_024...(64 << 20))
             case "--max-url": options.server.maxURLBytes = try number(for: flag, in: 256...(1 << 20))
+            case "--max-header-count": options.server.maxHeaderCount = try number(for: flag, in: 10...10_000)
             case "--max-headers": options.server.maxHeaderBytes = try number(for: flag, in: 1_024...(1 << 20))
             case "--timeout": options.server.timeoutSeconds = try number(for: flag, in: 1...3_600)
             case "-h", "--help": options.showHelp = true

@@ -105,3 +105,23 @@ import Testing
         #expect(try app.respond(.get, "/mailboxes/inbox", headers: Headers([("If-None-Match", etag)])).code == 304)
     }
 }
+
+/// Opening a message marks it read only when a person opened it, never for another site's GET.
+@Suite struct OpeningMarksReadTests {
+    @Test(arguments: [
+        ([("Sec-Fetch-Site", "same-origin")], false),
+        ([("Sec-Fetch-Site", "none")], false),
+        ([("Sec-Fetch-Site", "cross-site")], true),
+        ([("Sec-Fetch-Site", "same-site")], true),
+        ([("Referer", "http://127.0.0.1:8080/mailboxes/inbox"), ("Host", "127.0.0.1:8080")], false),
+        ([("Referer", "http://evil.example/"), ("Host", "127.0.0.1:8080")], true),
+        ([], true),
+    ])
+    func aGETMarksReadOnlyWhenMailroomsOwnPageOrThePersonOpenedIt(headers: [(String, String)], staysUnread: Bool) throws {
+        let app = try TestApp(library: makeLibrary(inbox: ["Alpha"]))
+        let alpha = app.anyID("Alpha")
+        let response = try app.respond(.get, "/messages/\(alpha)", headers: Headers(headers.map { (name: $0.0, value: $0.1) }))
+        #expect(response.code == 200)
+        #expect(app.library.message(alpha)?.isUnread == staysUnread)
+    }
+}

@@ -86,7 +86,10 @@ final class BrowserSession {
     }
 
     private func navigate(_ method: String, _ target: String, body: [UInt8]?) throws -> Page {
-        var headers: [(String, String)] = [("Accept", "text/html"), ("User-Agent", "MailroomEndToEndTests")]
+        // A browser says where a navigation comes from; Mailroom marks a message read only then.
+        var headers: [(String, String)] = [
+            ("Accept", "text/html"), ("User-Agent", "MailroomEndToEndTests"), ("Sec-Fetch-Site", "same-origin"),
+        ]
         if let body, !body.isEmpty || method == "POST" {
             headers.append(("Content-Type", "application/x-www-form-urlencoded"))
             // Browsers send Origin with every form post.
@@ -99,7 +102,7 @@ final class BrowserSession {
             guard let next = answer.header("Location") else { throw TestFailure("\(answer.status) without Location") }
             redirects.append(answer)
             location = Self.pathAndQuery(of: next, port: client.port)
-            answer = try client.send("GET", location, headers: [("Accept", "text/html")])
+            answer = try client.send("GET", location, headers: [("Accept", "text/html"), ("Sec-Fetch-Site", "same-origin")])
         }
         currentURL = location
         response = answer
