@@ -52,7 +52,7 @@ final class Connection {
     /// being written finishes it first (keep-alive is off while stopping). True if it is busy.
     func finishOrClose() -> Bool {
         let writing = evbuffer_get_length(bufferevent_get_output(bufferevent)) > 0
-        guard writing || !input.isEmpty else {
+        guard writing || !input.isEmpty || hasUnreadBytes else {
             close()
             return false
         }
@@ -71,6 +71,13 @@ final class Connection {
         bufferevent_setcb(bufferevent, nil, nil, nil, nil)
         bufferevent_free(bufferevent)
         loop.closed(self)
+    }
+
+    /// Whether the client has sent bytes that this loop has not read yet.
+    private var hasUnreadBytes: Bool {
+        var byte: UInt8 = 0
+        let socket = bufferevent_getfd(bufferevent)
+        return socket >= 0 && recv(socket, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) > 0
     }
 
     // MARK: Callbacks

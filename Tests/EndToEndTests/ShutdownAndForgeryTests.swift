@@ -10,9 +10,10 @@ import Testing
         let server = try RunningMailroom(database: database.path)
         let token = try #require(try HTTPClient(port: server.port).fetchFormToken())
 
-        // Half a post: the head and part of the body.
+        // A first answer on this connection proves the server has accepted it; then half a post.
         let body = Array("action=add&subject=In+flight&csrf=\(token)".utf8)
         let client = HTTPClient(port: server.port, timeoutSeconds: 10)
+        #expect(try client.send("GET", "/style.css").status == 200)
         let head = "POST /mailboxes/inbox HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"
             + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.count)\r\n\r\n"
         try client.write(Array(head.utf8) + body.prefix(10))
