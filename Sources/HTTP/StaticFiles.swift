@@ -57,15 +57,9 @@ public struct StaticFiles: Sendable {
         }
     }
 
-    /// FNV-1a over the bytes, in hex: changes whenever the file does.
+    /// A hash and the length of the bytes, in hex: changes whenever the file does.
     static func fingerprint(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex + "-" + String(bytes.count, radix: 16)
+        Fingerprint.hex(bytes) + "-" + String(bytes.count, radix: 16)
     }
 
     /// Whether `path` names a file inside the folder rather than anything outside it.

@@ -94,7 +94,12 @@ final class Connection {
     }
 
     private func written() {
-        if closesAfterWrite { close() }
+        if closesAfterWrite {
+            close()
+        } else if !input.isEmpty {
+            // Requests held back while answers piled up (see `process`) go on now.
+            process()
+        }
     }
 
     private func event(_ events: Int16) {
@@ -122,6 +127,8 @@ final class Connection {
     /// Answers every whole request in the buffer, in order (pipelining), and no more.
     private func process() {
         while !closesAfterWrite && !isClosed {
+            // A client that pipelines without reading its answers waits until they are written.
+            guard evbuffer_get_length(bufferevent_get_output(bufferevent)) < 1 << 20 else { return }
             guard !input.isEmpty else {
                 disarmDeadline()
                 break

@@ -52,7 +52,7 @@ struct ListPage {
                     addForm
                 }
             }
-            if state.mode == .active && !mailbox.isEmpty {
+            if state.mode == .active {
                 liveCount
             }
         }

@@ -3,12 +3,7 @@ import HTTP
 /// ETags for pages: a reload of a page whose data, address and day are unchanged is a 304.
 enum PageTag {
     static func `for`(revision: Int, target: String, day: Int64) -> String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in target.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        return "W/\"r\(revision)-d\(day)-\(String(hash, radix: 16))\""
+        "W/\"r\(revision)-d\(day)-\(Fingerprint.hex(target.utf8))\""
     }
 
     static func matches(_ request: Request, _ etag: String) -> Bool {
