@@ -59,6 +59,9 @@ do {
     Console.error(error.description)
     exit(1)
 }
+if access(options.publicFolder + "/style.css", R_OK) != 0 {
+    Console.error("warning: no style.css in \(options.publicFolder); pages will be unstyled. Use --public PATH.")
+}
 let isLoopback = ["127.0.0.1", "localhost", "::1"].contains(options.server.host)
 if password == nil && !isLoopback {
     Console.error("warning: serving \(options.server.host) without a password: anyone who can reach it can read "
