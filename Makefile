@@ -8,9 +8,12 @@ RUN_ARGS    ?=
 PYTHON      := /usr/bin/python3
 
 RUN_PACKAGES  := pkg-config libevent-dev libsqlite3-dev
-TEST_PACKAGES := $(RUN_PACKAGES) chromium chromium-driver python3-selenium python3-pytest
+# Java runs the Nu Html Checker, pip fetches it and axe-core (pinned wheels, nothing installed),
+# pdftotext reads the text Chromium paints (CSS counters are in no DOM or accessibility tree).
+TEST_PACKAGES := $(RUN_PACKAGES) chromium chromium-driver python3-selenium python3-pytest \
+                 python3-pip default-jre-headless poppler-utils
 
-.PHONY: run build release test unit-test browser-test bench fuzz deps test-deps clean
+.PHONY: run build release test unit-test browser-test screenshots bench fuzz deps test-deps test-tools clean
 
 run: deps release
 	./.build/release/mailroom --host $(HOST) --port $(PORT) $(RUN_ARGS)
@@ -28,10 +31,18 @@ unit-test: test-deps
 	$(SWIFT) build
 	MAILROOM_BIN=$(CURDIR)/.build/debug/mailroom $(SWIFT) test
 
-# Real Chromium through WebDriver against the real binary on a free port.
-browser-test: test-deps
+# Real Chromium through WebDriver against the real binary on a free port: every flow, axe-core
+# on every page state (phone and desktop, light and dark), and the Nu Html Checker on every page
+# and on style.css.
+browser-test: test-deps test-tools
 	$(SWIFT) build
 	MAILROOM_BIN=$(CURDIR)/.build/debug/mailroom $(PYTHON) -m pytest -q -p no:cacheprovider Tests/Browser
+
+# Every page state at 390×844 and 1280×800, light and dark (and the lists at 320 px), as PNGs.
+screenshots: test-deps
+	$(SWIFT) build
+	rm -rf screenshots
+	MAILROOM_BIN=$(CURDIR)/.build/debug/mailroom $(PYTHON) scripts/screenshots.py screenshots --narrow
 
 # Figures, not a timed test: page render cost and durable save rate, release build.
 bench: deps
@@ -51,6 +62,10 @@ deps:
 
 test-deps:
 	@./scripts/install-packages $(TEST_PACKAGES)
+
+# axe.min.js and vnu.jar from the exact wheels in Tests/Browser/tools-requirements.txt.
+test-tools: test-deps
+	@./scripts/fetch-test-tools
 
 clean:
 	rm -rf .build

@@ -8,7 +8,7 @@ extension MailroomApp {
         guard let mailbox = library[box] else { throw HTTPError(.notFound, "There is no mailbox “\(box)”.") }
         let now = now()
         // Unchanged data, the same address and the same day: the browser's copy is current.
-        let etag = PageTag.for(revision: revision, target: request.target, day: now / 86_400)
+        let etag = PageTag.for(boot: boot, revision: revision, target: request.target, day: now / 86_400)
         if PageTag.matches(request, etag) { return PageTag.notModified(etag) }
         let rows = rowCache.batch(day: now / 86_400)
         let page = ListPage(

@@ -21,6 +21,8 @@ public final class MailroomApp: Sendable {
     /// The password gate, when Mailroom was started with a password.
     let signIn: SignIn?
     let rowCache = RowCache()
+    /// Differs on every start, so an ETag from before a restart never matches a page after it.
+    let boot = String(UInt64.random(in: 0...UInt64.max), radix: 36)
 
     /// `save` is called with every change before it becomes visible, under one lock, so two
     /// posts never interleave and nothing is shown that was not stored.

@@ -2,8 +2,8 @@ import HTTP
 
 /// ETags for pages: a reload of a page whose data, address and day are unchanged is a 304.
 enum PageTag {
-    static func `for`(revision: Int, target: String, day: Int64) -> String {
-        "W/\"r\(revision)-d\(day)-\(Fingerprint.hex(target.utf8))\""
+    static func `for`(boot: String, revision: Int, target: String, day: Int64) -> String {
+        "W/\"\(boot)-r\(revision)-d\(day)-\(Fingerprint.hex(target.utf8))\""
     }
 
     static func matches(_ request: Request, _ etag: String) -> Bool {

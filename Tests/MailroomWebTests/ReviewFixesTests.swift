@@ -125,3 +125,13 @@ import Testing
         #expect(app.library.message(alpha)?.isUnread == staysUnread)
     }
 }
+
+@Suite struct PageTagAcrossRestartsTests {
+    @Test func anETagFromBeforeARestartNeverMatchesAfterIt() throws {
+        let library = try makeLibrary(inbox: ["Alpha"])
+        let before = try TestApp(library: library)
+        let etag = try #require(try before.get("/mailboxes/inbox").headers["ETag"])
+        let after = try TestApp(library: library)
+        #expect(try after.respond(.get, "/mailboxes/inbox", headers: Headers([("If-None-Match", etag)])).code == 200)
+    }
+}

@@ -1,0 +1,49 @@
+"""Starting and stopping the real mailroom binary on a free port, for tests and scripts."""
+import os
+import re
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BINARY = os.environ.get("MAILROOM_BIN", str(ROOT / ".build" / "debug" / "mailroom"))
+TOOLS = ROOT / ".build" / "test-tools"
+
+
+class Mailroom:
+    """A running server; `url(path)` gives an absolute address on loopback."""
+
+    def __init__(self, process, port):
+        self.process = process
+        self.port = port
+
+    def url(self, path="/"):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        assert self.process.wait(timeout=10) == 0, "mailroom exits 0 on SIGTERM"
+        self.process.stdout.close()
+
+
+def start(password=None):
+    """A fresh server on its own empty database; with `password`, every page asks for it first."""
+    work = tempfile.mkdtemp(prefix="mailroom-browser-")
+    environment = {key: value for key, value in os.environ.items() if key != "MAILROOM_PASSWORD"}
+    if password is not None:
+        environment["MAILROOM_PASSWORD"] = password
+    process = subprocess.Popen(
+        [BINARY, "--port", "0", "--no-samples", "--quiet", "--public", str(ROOT / "Public")],
+        cwd=work, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    # The banner line is printed once the socket is listening; a warning may come first.
+    for _ in range(5):
+        line = process.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        if match:
+            return Mailroom(process, int(match.group(1)))
+        if not line:
+            break
+    process.kill()
+    raise AssertionError(f"mailroom did not start: {line!r}")
