@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import HTTP
 private import CLibevent
@@ -6,6 +7,10 @@ private import CLibevent
 /// when the client goes away, or when it takes too long.
 final class Connection {
     private unowned let loop: EventLoop
+    /// Names this connection for answers coming back from worker threads.
+    let serial: UInt64
+    /// A request is being answered on a worker thread; later requests wait their turn.
+    private var isAwaitingReply = false
     private let bufferevent: OpaquePointer
     private let peer: String
     /// Bytes received but not yet part of an answered request.
@@ -17,11 +22,12 @@ final class Connection {
     private var deadlineArmed = false
     private var isClosed = false
 
-    init?(loop: EventLoop, socket: Int32, peer: String) {
+    init?(loop: EventLoop, socket: Int32, peer: String, serial: UInt64) {
         guard let bufferevent = bufferevent_socket_new(loop.base, socket, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
             return nil
         }
         self.loop = loop
+        self.serial = serial
         self.bufferevent = bufferevent
         self.peer = peer
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -52,7 +58,7 @@ final class Connection {
     /// being written finishes it first (keep-alive is off while stopping). True if it is busy.
     func finishOrClose() -> Bool {
         let writing = evbuffer_get_length(bufferevent_get_output(bufferevent)) > 0
-        guard writing || !input.isEmpty || hasUnreadBytes else {
+        guard writing || isAwaitingReply || !input.isEmpty || hasUnreadBytes else {
             close()
             return false
         }
@@ -126,7 +132,7 @@ final class Connection {
 
     /// Answers every whole request in the buffer, in order (pipelining), and no more.
     private func process() {
-        while !closesAfterWrite && !isClosed {
+        while !closesAfterWrite && !isClosed && !isAwaitingReply {
             // A client that pipelines without reading its answers waits until they are written.
             guard evbuffer_get_length(bufferevent_get_output(bufferevent)) < 1 << 20 else { return }
             guard !input.isEmpty else {
@@ -146,8 +152,20 @@ final class Connection {
                 disarmDeadline()
                 input.removeFirst(consumed)
                 request.peer = peer
-                let response = loop.handler(request)
                 let echo = keepAlive && request.headers["Connection"]?.lowercased() == "keep-alive"
+                if request.method == .post {
+                    // A change waits for its commit: off the loop, so the loop serves others and
+                    // changes from many connections can be committed together.
+                    isAwaitingReply = true
+                    let (handler, replies, serial, posted) = (loop.handler, loop.replies, serial, request)
+                    DispatchQueue.global().async {
+                        replies.post(Reply(
+                            serial: serial, response: handler(posted), method: posted.method, target: posted.target,
+                            keepAlive: keepAlive, echoKeepAlive: echo, started: started))
+                    }
+                    return
+                }
+                let response = loop.handler(request)
                 answer(response, method: request.method, target: request.target, keepAlive: keepAlive && !loop.isStopping,
                        echoKeepAlive: echo, started: started)
             case .rejected(let error, let consumed, let keepAlive):
@@ -159,6 +177,18 @@ final class Connection {
                 return
             }
         }
+    }
+
+    /// The answer to the request that was handed to a worker; then the requests behind it.
+    func deliver(_ reply: Reply) {
+        guard isAwaitingReply, !isClosed else { return }
+        isAwaitingReply = false
+        answer(reply.response, method: reply.method, target: reply.target, keepAlive: reply.keepAlive && !loop.isStopping,
+               echoKeepAlive: reply.echoKeepAlive, started: reply.started)
+        if loop.isStopping && input.isEmpty && !closesAfterWrite {
+            closesAfterWrite = true
+        }
+        process()
     }
 
     private func refuse(_ error: HTTPError, started: Clock.Instant) {

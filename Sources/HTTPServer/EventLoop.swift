@@ -1,5 +1,7 @@
+import Dispatch
 import Glibc
 import HTTP
+import Synchronization
 private import CLibevent
 
 /// One libevent `event_base` with its listener and connections, living on one thread.
@@ -16,7 +18,11 @@ final class EventLoop {
     let configuration: ServerConfiguration
     let limits: RequestLimits
     let log: AccessLog
-    private var connections: [ObjectIdentifier: Connection] = [:]
+    private var connections: [UInt64: Connection] = [:]
+    private var nextSerial: UInt64 = 0
+    /// Answers computed on worker threads, waiting to be written by this loop.
+    let replies = Replies()
+    private var wakeEvent: OpaquePointer?
     private(set) var isStopping = false
     private var dateSecond: Int64 = -1
     private var dateText = ""
@@ -47,18 +53,27 @@ final class EventLoop {
             guard let context else { return }
             Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().beginStopping()
         }, context)
-        guard listener != nil, stopEvent != nil else {
+        wakeEvent = event_new(base, -1, 0, { _, _, context in
+            guard let context else { return }
+            Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().deliverReplies()
+        }, context)
+        replies.attach(wake: wakeEvent)
+        guard listener != nil, stopEvent != nil, wakeEvent != nil else {
             if let listener { evconnlistener_free(listener) } else { close(socket) }
             if let stopEvent { event_free(stopEvent) }
+            replies.close()
+            if let wakeEvent { event_free(wakeEvent) }
             event_base_free(base)
             throw ServerError(description: "evconnlistener_new failed")
         }
     }
 
     deinit {
-        for connection in connections.values { connection.close() }
+        for connection in Array(connections.values) { connection.close() }
+        replies.close()
         if let listener { evconnlistener_free(listener) }
         if let stopEvent { event_free(stopEvent) }
+        if let wakeEvent { event_free(wakeEvent) }
         if let stopDeadline { event_free(stopDeadline) }
         event_base_free(base)
     }
@@ -72,15 +87,23 @@ final class EventLoop {
     var stopper: LoopStopper { LoopStopper(event: stopEvent) }
 
     private func accept(_ fd: Int32, peer: String) {
-        guard !isStopping, let connection = Connection(loop: self, socket: fd, peer: peer) else {
+        nextSerial += 1
+        guard !isStopping, let connection = Connection(loop: self, socket: fd, peer: peer, serial: nextSerial) else {
             close(fd)
             return
         }
-        connections[ObjectIdentifier(connection)] = connection
+        connections[nextSerial] = connection
+    }
+
+    /// Writes the answers that worker threads finished; a connection closed meanwhile gets none.
+    private func deliverReplies() {
+        for reply in replies.take() {
+            connections[reply.serial]?.deliver(reply)
+        }
     }
 
     func closed(_ connection: Connection) {
-        connections[ObjectIdentifier(connection)] = nil
+        connections[connection.serial] = nil
         if isStopping && connections.isEmpty { event_base_loopexit(base, nil) }
     }
 
@@ -138,4 +161,49 @@ struct LoopStopper: @unchecked Sendable {
 /// Turns on libevent's locking once per process, before any event base exists.
 enum LibeventThreads {
     static let enabled: Bool = evthread_use_pthreads() == 0
+}
+
+/// One answer computed off the loop, for connection `serial`.
+struct Reply: Sendable {
+    let serial: UInt64
+    let response: Response
+    let method: HTTP.Method
+    let target: String
+    let keepAlive: Bool
+    let echoKeepAlive: Bool
+    let started: Clock.Instant
+}
+
+/// The hand-over from worker threads to a loop: a queue and an event that wakes the loop.
+final class Replies: @unchecked Sendable {
+    // The event pointer is used only under the lock, and never after `close`.
+    private struct State: @unchecked Sendable {
+        var queue: [Reply] = []
+        var wake: OpaquePointer?
+    }
+
+    private let state = Mutex(State())
+
+    fileprivate func attach(wake: OpaquePointer?) {
+        state.withLock { $0.wake = wake }
+    }
+
+    func post(_ reply: Reply) {
+        state.withLock { state in
+            guard let wake = state.wake else { return }
+            state.queue.append(reply)
+            event_active(wake, 0, 0)
+        }
+    }
+
+    fileprivate func take() -> [Reply] {
+        state.withLock { state in
+            defer { state.queue = [] }
+            return state.queue
+        }
+    }
+
+    fileprivate func close() {
+        state.withLock { $0.wake = nil }
+    }
 }

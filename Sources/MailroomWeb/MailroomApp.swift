@@ -21,6 +21,7 @@ public final class MailroomApp: Sendable {
     /// The password gate, when Mailroom was started with a password.
     let signIn: SignIn?
     let rowCache = RowCache()
+    let commits = GroupCommit()
     /// Differs on every start, so an ETag from before a restart never matches a page after it.
     let boot = String(UInt64.random(in: 0...UInt64.max), radix: 36)
 
@@ -56,28 +57,58 @@ public final class MailroomApp: Sendable {
     public var snapshot: Mailbox { library[.inbox] ?? Mailbox() }
 
     /// Runs `command` on a copy of the library, stores what changed, and only then makes the
-    /// copy current. A command that throws, or a save that fails, changes nothing.
+    /// copy current. A command that throws, or a save that fails, changes nothing. Commands from
+    /// requests arriving together are saved together (see `GroupCommit`); readers never wait for
+    /// a save, since the state lock is only held to swap in the new library.
     func perform<Result: Sendable>(
         _ command: (inout Library) throws(HTTPError) -> Result
     ) throws(HTTPError) -> Result {
-        try state.withLock { current throws(HTTPError) -> Result in
-            var next = current.library
-            let result = try command(&next)
-            let changes = next.changes(since: current.library)
-            if !changes.isEmpty {
-                do {
-                    try save(changes)
+        var outcome: Swift.Result<Result, HTTPError>?
+        let saveFailure = withoutActuallyEscaping(command) { command -> HTTPError? in
+            let entry = GroupCommit.Entry { library in
+                do throws(HTTPError) {
+                    outcome = .success(try command(&library))
+                    return true
                 } catch {
-                    throw HTTPError(
-                        .internalServerError,
-                        "Mailroom could not save this change, so nothing was changed. (\(error))")
+                    outcome = .failure(error)
+                    return false
                 }
             }
-            if !changes.isEmpty {
-                current = Versioned(library: next, revision: current.revision + 1)
-            }
-            return result
+            commits.submit(entry, commit: commitBatch)
+            return entry.saveFailure
         }
+        if let saveFailure { throw saveFailure }
+        switch outcome {
+        case .success(let result)?: return result
+        case .failure(let error)?: throw error
+        case nil: throw HTTPError(.internalServerError, "The change was not run.")
+        }
+    }
+
+    /// Applies a batch in order, each command on top of the ones before that succeeded, then
+    /// saves all their rows in one transaction. Only the leading thread runs this.
+    private func commitBatch(_ batch: [GroupCommit.Entry]) {
+        let current = state.withLock { $0 }
+        var next = current.library
+        var applied: [GroupCommit.Entry] = []
+        for entry in batch {
+            var trial = next
+            if entry.apply(to: &trial) {
+                next = trial
+                applied.append(entry)
+            }
+        }
+        let changes = next.changes(since: current.library)
+        guard !changes.isEmpty else { return }
+        do {
+            try save(changes)
+        } catch {
+            let failure = HTTPError(
+                .internalServerError, "Mailroom could not save this change, so nothing was changed. (\(error))")
+            for entry in applied { entry.saveFailure = failure }
+            return
+        }
+        state.withLock { $0 = Versioned(library: next, revision: current.revision + 1) }
     }
 
     /// The page for a request refused before routing, such as one over the server's limits.

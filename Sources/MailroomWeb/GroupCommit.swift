@@ -1,0 +1,64 @@
+import Dispatch
+import HTTP
+import MailroomCore
+import Synchronization
+
+/// Commits the changes of many requests together: one transaction and one sync for a batch.
+///
+/// Each request queues its command and waits. The first to find no batch in progress leads:
+/// it applies everything queued, one command after another, to a copy of the library, saves
+/// the rows that changed in one transaction, makes the copy current, and wakes the others; it
+/// goes on leading while commands keep arriving. Every answer is sent only after its batch is
+/// durable, and a command that fails leaves no trace in the batch.
+final class GroupCommit: Sendable {
+    /// One queued command. Its closure is run by the leader while the submitting thread waits,
+    /// so the closure never outlives the call that made it.
+    final class Entry: @unchecked Sendable {
+        private var command: ((inout Library) -> Bool)?
+        let done = DispatchSemaphore(value: 0)
+        /// Set when the batch could not be saved: the command's change was not kept.
+        var saveFailure: HTTPError?
+
+        init(command: @escaping (inout Library) -> Bool) {
+            self.command = command
+        }
+
+        /// Runs the command once and lets go of it, so it cannot outlive its caller.
+        func apply(to library: inout Library) -> Bool {
+            defer { command = nil }
+            return command?(&library) ?? false
+        }
+    }
+
+    private struct Queue {
+        var entries: [Entry] = []
+        var isLeading = false
+    }
+
+    private let queue = Mutex(Queue())
+
+    /// Queues `entry` and returns once its batch is done; `commit` runs on the leading thread.
+    func submit(_ entry: Entry, commit: ([Entry]) -> Void) {
+        let leads = queue.withLock { queue -> Bool in
+            queue.entries.append(entry)
+            guard !queue.isLeading else { return false }
+            queue.isLeading = true
+            return true
+        }
+        guard leads else {
+            entry.done.wait()
+            return
+        }
+        while true {
+            let batch = queue.withLock { queue -> [Entry] in
+                let batch = queue.entries
+                queue.entries = []
+                if batch.isEmpty { queue.isLeading = false }
+                return batch
+            }
+            guard !batch.isEmpty else { return }
+            commit(batch)
+            for other in batch where other !== entry { other.done.signal() }
+        }
+    }
+}
