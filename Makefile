@@ -8,12 +8,14 @@ RUN_ARGS    ?=
 PYTHON      := /usr/bin/python3
 
 RUN_PACKAGES  := pkg-config libevent-dev libsqlite3-dev
+# wrk measures over HTTP, nginx serves the same bytes as the anchor, curl checks each case first.
+BENCH_PACKAGES := $(RUN_PACKAGES) wrk nginx curl
 # Java runs the Nu Html Checker, pip fetches it and axe-core (pinned wheels, nothing installed),
 # pdftotext reads the text Chromium paints (CSS counters are in no DOM or accessibility tree).
 TEST_PACKAGES := $(RUN_PACKAGES) chromium chromium-driver python3-selenium python3-pytest \
                  python3-pip default-jre-headless poppler-utils
 
-.PHONY: run build release test unit-test browser-test screenshots bench fuzz deps test-deps test-tools clean
+.PHONY: run build release test unit-test browser-test screenshots bench fuzz deps test-deps bench-deps test-tools clean
 
 run: deps release
 	./.build/release/mailroom --host $(HOST) --port $(PORT) $(RUN_ARGS)
@@ -44,10 +46,14 @@ screenshots: test-deps
 	rm -rf screenshots
 	MAILROOM_BIN=$(CURDIR)/.build/debug/mailroom $(PYTHON) scripts/screenshots.py screenshots --narrow
 
-# Figures, not a timed test: page render cost and durable save rate, release build.
-bench: deps
+# Figures, not a timed test, release build: page render cost and durable save rate in-process,
+# then scripts/bench-http: Mailroom over HTTP with wrk, beside nginx serving the same bytes and
+# SQLite's own commit rate, as one table (BENCH_ROUNDS=3 rounds of BENCH_SECONDS=3, ~4 minutes).
+bench: bench-deps
 	$(SWIFT) build -c release --product mailroom-bench
 	./.build/release/mailroom-bench
+	$(SWIFT) build -c release --product mailroom
+	./scripts/bench-http
 
 # libFuzzer on the request parsers: `make fuzz RUNS=-1` runs until stopped; crashes land in Fuzz/crashes.
 RUNS ?= 1000000
@@ -62,6 +68,9 @@ deps:
 
 test-deps:
 	@./scripts/install-packages $(TEST_PACKAGES)
+
+bench-deps:
+	@./scripts/install-packages $(BENCH_PACKAGES)
 
 # axe.min.js and vnu.jar from the exact wheels in Tests/Browser/tools-requirements.txt.
 test-tools: test-deps

@@ -46,28 +46,38 @@ extension Mailbox {
 
 extension Library {
     /// The rows that changed since `old`. Mailboxes whose messages are untouched share their
-    /// storage with `old` and compare in constant time, so the cost follows what changed.
+    /// storage with `old` and compare in constant time; in a changed mailbox, rows are compared
+    /// position by position from the bottom (where positions are counted), so a new message on
+    /// top costs one row, and only rows that differ are hashed.
     public func changes(since old: Library) -> Changes {
         var changes = Changes(nextMessageID: nextMessageID, nextMailboxID: nextMailboxID)
         let oldByID = Dictionary(old.mailboxes.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let newIDs = Set(mailboxes.map(\.id))
 
-        var before: [MessageID: StoredMessage] = [:]
-        var after: [MessageID: StoredMessage] = [:]
+        var left: [MessageID] = []          // ids whose old row differs from the new row at its place
+        var saved: [MessageID: StoredMessage] = [:]
         for mailbox in mailboxes {
             let previous = oldByID[mailbox.id]
             if previous?.header != mailbox.header { changes.savedMailboxes.append(mailbox.header) }
-            guard previous?.messages != mailbox.messages else { continue }
-            for row in mailbox.stored { after[row.message.id] = row }
-            for row in previous?.stored ?? [] { before[row.message.id] = row }
+            let before = previous?.messages ?? []
+            let after = mailbox.messages
+            guard before != after else { continue }
+            // Position p (from the bottom) is index count-1-p in each array.
+            for position in 0..<max(before.count, after.count) {
+                let oldRow = position < before.count ? before[before.count - 1 - position] : nil
+                let newRow = position < after.count ? after[after.count - 1 - position] : nil
+                guard oldRow != newRow else { continue }
+                if let oldRow { left.append(oldRow.id) }
+                if let newRow { saved[newRow.id] = StoredMessage(message: newRow, mailbox: mailbox.id, position: position) }
+            }
         }
         for mailbox in old.mailboxes where !newIDs.contains(mailbox.id) {
             changes.deletedMailboxes.append(mailbox.id)
-            for row in mailbox.stored { before[row.message.id] = row }
+            left.append(contentsOf: mailbox.ids)
         }
-        changes.savedMessages = after.values.filter { before[$0.message.id] != $0 }
-            .sorted { $0.message.id < $1.message.id }
-        changes.deletedMessages = before.keys.filter { after[$0] == nil }.sorted()
+        changes.savedMessages = saved.values.sorted { $0.message.id < $1.message.id }
+        // A row that left its place and is not saved anywhere else is gone.
+        changes.deletedMessages = Set(left).filter { saved[$0] == nil }.sorted()
         return changes
     }
 }

@@ -6,6 +6,11 @@ import MailroomWeb
 
 // Measures what one request costs inside Mailroom, without the network: rendering a mailbox
 // page from the in-memory library, and a durable change saved to SQLite.
+// `mailroom-bench seed PATH INBOX [ARCHIVE]` instead writes a database for scripts/bench-http.
+
+if CommandLine.arguments.dropFirst().first == "seed" {
+    exit(Seeding.run(Array(CommandLine.arguments.dropFirst(2))))
+}
 
 func seconds() -> Double {
     var spec = timespec()
