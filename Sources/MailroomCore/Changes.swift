@@ -62,13 +62,16 @@ extension Library {
             let before = previous?.messages ?? []
             let after = mailbox.messages
             guard before != after else { continue }
-            // Position p (from the bottom) is index count-1-p in each array.
+            // Position p (from the bottom) is index count-1-p in each array. Rows are compared
+            // where they lie, field by field, without copying them.
             for position in 0..<max(before.count, after.count) {
-                let oldRow = position < before.count ? before[before.count - 1 - position] : nil
-                let newRow = position < after.count ? after[after.count - 1 - position] : nil
-                guard oldRow != newRow else { continue }
-                if let oldRow { left.append(oldRow.id) }
-                if let newRow { saved[newRow.id] = StoredMessage(message: newRow, mailbox: mailbox.id, position: position) }
+                let oldIndex = before.count - 1 - position
+                let newIndex = after.count - 1 - position
+                if oldIndex >= 0 && newIndex >= 0 && Message.sameRow(before, oldIndex, after, newIndex) { continue }
+                if oldIndex >= 0 { left.append(before[oldIndex].id) }
+                if newIndex >= 0 {
+                    saved[after[newIndex].id] = StoredMessage(message: after[newIndex], mailbox: mailbox.id, position: position)
+                }
             }
         }
         for mailbox in old.mailboxes where !newIDs.contains(mailbox.id) {
@@ -79,5 +82,15 @@ extension Library {
         // A row that left its place and is not saved anywhere else is gone.
         changes.deletedMessages = Set(left).filter { saved[$0] == nil }.sorted()
         return changes
+    }
+}
+
+extension Message {
+    /// Whether two stored rows are equal, read in place (no copy, no reference counting).
+    @inline(__always)
+    static func sameRow(_ lhs: [Message], _ i: Int, _ rhs: [Message], _ j: Int) -> Bool {
+        lhs[i].id == rhs[j].id && lhs[i].isUnread == rhs[j].isUnread && lhs[i].isFlagged == rhs[j].isFlagged
+            && lhs[i].createdAt == rhs[j].createdAt && lhs[i].origin == rhs[j].origin
+            && lhs[i].subject == rhs[j].subject && lhs[i].body == rhs[j].body && lhs[i].author == rhs[j].author
     }
 }
