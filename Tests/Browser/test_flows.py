@@ -1,33 +1,15 @@
 """Every list flow as a person does it in Chromium: with the mouse and with the keyboard."""
-from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
+
+from viewing import navigate
 
 
 def wait_for(driver, condition, what):
     WebDriverWait(driver, 10, ignored_exceptions=[StaleElementReferenceException]).until(
         lambda d: condition(d), message=what)
-
-
-def navigate(driver, action):
-    """Runs `action` (a click or a key press) and waits until the next page has replaced this one."""
-    page = driver.find_element(By.TAG_NAME, "html")
-    action()
-
-    def replaced(_):
-        try:
-            page.tag_name
-            return False
-        except StaleElementReferenceException:
-            return True
-        except WebDriverException as error:
-            # Mid-navigation chromedriver may say the node left the document instead of "stale".
-            if "does not belong to the document" in str(error):
-                return True
-            raise
-
-    WebDriverWait(driver, 10).until(replaced, message="a new page loads")
 
 
 def add_message(driver, mailroom, subject, body=""):
