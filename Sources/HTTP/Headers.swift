@@ -8,11 +8,21 @@ public struct Headers: Sendable, Sequence {
 
     /// The first value for `name`, if any.
     public subscript(name: String) -> String? {
-        fields.first { $0.name.lowercased() == name.lowercased() }?.value
+        fields.first { Self.sameName($0.name, name) }?.value
     }
 
     public func values(for name: String) -> [String] {
-        fields.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+        fields.filter { Self.sameName($0.name, name) }.map(\.value)
+    }
+
+    /// ASCII case-insensitive comparison without building lowercased copies: header names
+    /// are tokens, so ASCII is all they hold.
+    static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        for (a, b) in zip(lhs.utf8, rhs.utf8) where a != b {
+            guard a | 0x20 == b | 0x20, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(a | 0x20) else { return false }
+        }
+        return true
     }
 
     public mutating func add(_ name: String, _ value: String) {
@@ -21,7 +31,7 @@ public struct Headers: Sendable, Sequence {
 
     /// Replaces every value of `name` with `value`.
     public mutating func set(_ name: String, _ value: String) {
-        fields.removeAll { $0.name.lowercased() == name.lowercased() }
+        fields.removeAll { Self.sameName($0.name, name) }
         fields.append((name, value))
     }
 

@@ -3,8 +3,19 @@ extension Response {
     /// the length its body would have, without the body); `Connection: close` when the
     /// connection ends after it.
     public func serialized(keepAlive: Bool, echoKeepAlive: Bool = false, includeBody: Bool, date: String) -> [UInt8] {
+        var bytes = head(keepAlive: keepAlive, echoKeepAlive: echoKeepAlive, date: date)
+        if includeBody && hasBody { bytes.append(contentsOf: body) }
+        return bytes
+    }
+
+    /// Whether the status allows a body at all (304 and 204 do not).
+    public var hasBody: Bool { status.code != 304 && status.code != 204 }
+
+    /// The status line and header fields with the blank line after them: `serialized` without
+    /// the body, for a server that writes the body from where it already is.
+    public func head(keepAlive: Bool, echoKeepAlive: Bool = false, date: String) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(256 + (includeBody ? body.count : 0))
+        bytes.reserveCapacity(512)
         bytes.append(contentsOf: "HTTP/1.1 \(status.code) \(status.reason)\r\n".utf8)
         for field in headers {
             bytes.append(contentsOf: field.name.utf8)
@@ -12,7 +23,7 @@ extension Response {
             bytes.append(contentsOf: field.value.utf8)
             bytes.append(contentsOf: "\r\n".utf8)
         }
-        if status.code != 304 && status.code != 204 {
+        if hasBody {
             bytes.append(contentsOf: "Content-Length: \(body.count)\r\n".utf8)
         }
         bytes.append(contentsOf: "Date: \(date)\r\n".utf8)
@@ -22,9 +33,6 @@ extension Response {
             bytes.append(contentsOf: "Connection: keep-alive\r\n".utf8)
         }
         bytes.append(contentsOf: "\r\n".utf8)
-        if includeBody && status.code != 304 && status.code != 204 {
-            bytes.append(contentsOf: body)
-        }
         return bytes
     }
 }

@@ -202,8 +202,13 @@ final class Connection {
         started: Clock.Instant
     ) {
         let isHead = method == .head
-        let bytes = response.serialized(keepAlive: keepAlive, echoKeepAlive: echoKeepAlive, includeBody: !isHead, date: loop.date)
-        bytes.withUnsafeBytes { _ = evbuffer_add(bufferevent_get_output(bufferevent), $0.baseAddress, $0.count) }
+        let output = bufferevent_get_output(bufferevent)
+        let head = response.head(keepAlive: keepAlive, echoKeepAlive: echoKeepAlive, date: loop.date)
+        head.withUnsafeBytes { _ = evbuffer_add(output, $0.baseAddress, $0.count) }
+        // The body goes straight from the response into the output buffer: one copy, not two.
+        if !isHead && response.hasBody && !response.body.isEmpty {
+            response.body.withUnsafeBytes { _ = evbuffer_add(output, $0.baseAddress, $0.count) }
+        }
         if !keepAlive {
             closesAfterWrite = true
             bufferevent_disable(bufferevent, Int16(EV_READ))
