@@ -96,7 +96,16 @@ final class Connection {
         input.append(contentsOf: repeatElement(0, count: length))
         let copied = input.withUnsafeMutableBytes { evbuffer_remove(source, $0.baseAddress! + start, length) }
         if copied < length { input.removeLast(length - max(Int(copied), 0)) }
+        // Bytes held back behind a pending answer (pipelining) still count against the limit.
+        if input.count > maxBufferedBytes && (isAwaitingReply || closesAfterWrite) {
+            bufferevent_disable(bufferevent, Int16(EV_READ))
+        }
         process()
+    }
+
+    /// The most that one request can take: its head and body limits, and a little more.
+    private var maxBufferedBytes: Int {
+        loop.limits.maxURLBytes + loop.limits.maxHeaderBytes + loop.limits.maxBodyBytes + 4_096
     }
 
     private func written() {
@@ -142,7 +151,7 @@ final class Connection {
             let started = Clock.now
             switch RequestParser.parse(input, limits: loop.limits) {
             case .incomplete:
-                guard input.count <= loop.limits.maxURLBytes + loop.limits.maxHeaderBytes + loop.limits.maxBodyBytes + 4_096 else {
+                guard input.count <= maxBufferedBytes else {
                     refuse(HTTPError(.contentTooLarge, "The request is larger than Mailroom accepts."), started: started)
                     return
                 }
@@ -183,6 +192,7 @@ final class Connection {
     func deliver(_ reply: Reply) {
         guard isAwaitingReply, !isClosed else { return }
         isAwaitingReply = false
+        if !closesAfterWrite { bufferevent_enable(bufferevent, Int16(EV_READ)) }
         answer(reply.response, method: reply.method, target: reply.target, keepAlive: reply.keepAlive && !loop.isStopping,
                echoKeepAlive: reply.echoKeepAlive, started: reply.started)
         if loop.isStopping && input.isEmpty && !closesAfterWrite {
