@@ -7,10 +7,12 @@ import Synchronization
 /// and again only when its size or modification time changes.
 public struct StaticFiles: Sendable {
     public let root: String
-    private let cache = Cache()
+    private let cache: Cache
 
-    public init(root: String) {
+    /// `recheckSeconds`: how long a file in memory is served before `stat` is asked again.
+    public init(root: String, recheckSeconds: Int = 1) {
         self.root = root.hasSuffix("/") ? String(root.dropLast()) : root
+        self.cache = Cache(recheckSeconds: recheckSeconds)
     }
 
     /// The response for a request path such as `/style.css`, or nil when no such file exists;
@@ -34,26 +36,44 @@ public struct StaticFiles: Sendable {
         let lastModified: String
         let size: Int
         let modified: Int
+        /// When `stat` last confirmed the copy in memory (seconds, monotonic).
+        var checked: Int
     }
 
     final class Cache: Sendable {
         private let files = Mutex<[String: File]>([:])
+        private let recheckSeconds: Int
 
-        /// The file at `path`, from memory while `stat` says it is unchanged.
+        init(recheckSeconds: Int) {
+            self.recheckSeconds = recheckSeconds
+        }
+
+        /// The file at `path`, from memory while `stat` says it is unchanged; `stat` is asked at
+        /// most once per `recheckSeconds` per file.
         func file(_ path: String) -> File? {
+            let now = Cache.seconds()
+            if let known = files.withLock({ $0[path] }), now < known.checked + recheckSeconds { return known }
             var info = stat()
             guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
             let size = Int(info.st_size)
             let modified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
-            if let known = files.withLock({ $0[path] }), known.size == size, known.modified == modified {
+            if var known = files.withLock({ $0[path] }), known.size == size, known.modified == modified {
+                known.checked = now
+                files.withLock { [known] in $0[path] = known }
                 return known
             }
             guard let bytes = StaticFiles.readFile(path) else { return nil }
             let file = File(
                 bytes: bytes, etag: "\"" + StaticFiles.fingerprint(bytes) + "\"",
-                lastModified: HTTPDate.string(Int64(info.st_mtim.tv_sec)), size: size, modified: modified)
+                lastModified: HTTPDate.string(Int64(info.st_mtim.tv_sec)), size: size, modified: modified, checked: now)
             files.withLock { $0[path] = file }
             return file
+        }
+
+        static func seconds() -> Int {
+            var spec = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &spec)
+            return spec.tv_sec
         }
     }
 

@@ -34,7 +34,8 @@ import Testing
     }
 
     @Test func aChangedFileIsReadAgainWithANewETag() throws {
-        let files = StaticFiles(root: folder.path)
+        // Asked of `stat` on every request here; the server's default asks once a second.
+        let files = StaticFiles(root: folder.path, recheckSeconds: 0)
         let first = try #require(files.response(for: "/style.css")?.headers["ETag"])
         try Data("body { color: blue; margin: 0 }".utf8).write(to: folder.appendingPathComponent("style.css"))
         let changed = try #require(files.response(for: "/style.css"))
