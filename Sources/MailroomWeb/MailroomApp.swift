@@ -22,6 +22,7 @@ public final class MailroomApp: Sendable {
     let signIn: SignIn?
     let rowCache = RowCache()
     let commits = GroupCommit()
+    let pageCache = PageCache()
     /// Differs on every start, so an ETag from before a restart never matches a page after it.
     let boot = String(UInt64.random(in: 0...UInt64.max), radix: 36)
 
