@@ -57,7 +57,8 @@ public struct Request: Sendable {
 }
 
 extension Substring {
-    func trimmingCharacters(in set: String) -> String {
+    /// The text without leading and trailing characters from `set`.
+    public func trimmingCharacters(in set: String) -> String {
         String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
     }
 }

@@ -24,7 +24,7 @@ public struct StaticFiles: Sendable {
         headers.add("Cache-Control", "public, max-age=300")
         headers.add("ETag", file.etag)
         headers.add("Last-Modified", file.lastModified)
-        if let ifNoneMatch, ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: " ") == file.etag || $0 == "*" }) {
+        if ETag.ifNoneMatch(ifNoneMatch, matches: file.etag) {
             return Response(status: .notModified, headers: headers)
         }
         return Response(status: .ok, headers: headers, body: file.bytes)

@@ -34,14 +34,6 @@ extension Mailbox {
     }
 
     public var header: Header { Header(id: id, name: name) }
-
-    /// Each message with its bottom-counted position.
-    var stored: [StoredMessage] {
-        let count = messages.count
-        return messages.enumerated().map { offset, message in
-            StoredMessage(message: message, mailbox: id, position: count - 1 - offset)
-        }
-    }
 }
 
 extension Library {

@@ -7,8 +7,7 @@ enum PageTag {
     }
 
     static func matches(_ request: Request, _ etag: String) -> Bool {
-        guard let sent = request.headers["If-None-Match"] else { return false }
-        return sent.split(separator: ",").contains { $0.trimmingSpaces == etag }
+        ETag.ifNoneMatch(request.headers["If-None-Match"], matches: etag)
     }
 
     static func notModified(_ etag: String) -> Response {

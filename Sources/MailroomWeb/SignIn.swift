@@ -86,8 +86,8 @@ public final class SignIn: Sendable {
         for header in request.headers.values(for: "Cookie") {
             for pair in header.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2, parts[0].trimmingSpaces == name else { continue }
-                return parts[1].trimmingSpaces
+                guard parts.count == 2, parts[0].trimmingCharacters(in: " ") == name else { continue }
+                return parts[1].trimmingCharacters(in: " ")
             }
         }
         return nil
@@ -102,11 +102,5 @@ public final class SignIn: Sendable {
             difference |= left ^ right
         }
         return difference == 0
-    }
-}
-
-extension Substring {
-    var trimmingSpaces: String {
-        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
     }
 }
