@@ -43,9 +43,8 @@ public struct Request: Sendable {
 
     /// The body's form fields, if it is a URL-encoded form.
     public func form() throws(HTTPError) -> FormData {
-        let type = headers["Content-Type"]?.split(separator: ";").first?
-            .trimmingCharacters(in: " \t").lowercased() ?? ""
-        guard type == "application/x-www-form-urlencoded" else {
+        let type = headers["Content-Type"]?.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: " \t") ?? ""
+        guard Headers.sameName(type, "application/x-www-form-urlencoded") else {
             throw HTTPError(.unsupportedMediaType, "Send the form as application/x-www-form-urlencoded.")
         }
         do {
@@ -57,8 +56,14 @@ public struct Request: Sendable {
 }
 
 extension Substring {
-    /// The text without leading and trailing characters from `set`.
+    /// The text without leading and trailing characters from `set`, which holds ASCII only
+    /// (whitespace and the like): bytes are compared, so no character is ever built.
     public func trimmingCharacters(in set: String) -> String {
-        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
+        let trimmed = set.utf8
+        var start = utf8.startIndex
+        var end = utf8.endIndex
+        while start < end, trimmed.contains(utf8[start]) { start = utf8.index(after: start) }
+        while start < end, trimmed.contains(utf8[utf8.index(before: end)]) { end = utf8.index(before: end) }
+        return String(decoding: utf8[start..<end], as: UTF8.self)
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import HTTP
 private import CLibevent
@@ -167,7 +166,7 @@ final class Connection {
                     // changes from many connections can be committed together.
                     isAwaitingReply = true
                     let (handler, replies, serial, posted) = (loop.handler, loop.replies, serial, request)
-                    DispatchQueue.global().async {
+                    Workers.shared.submit {
                         replies.post(Reply(
                             serial: serial, response: handler(posted), method: posted.method, target: posted.target,
                             keepAlive: keepAlive, echoKeepAlive: echo, started: started))

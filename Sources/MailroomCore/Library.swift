@@ -102,11 +102,11 @@ public struct Library: Hashable, Sendable {
     ) throws(LibraryError) -> BulkOutcome {
         let from = try index(of: source)
         let to = try index(of: destination)
-        let named = Set(ids)
+        let named = IDSet(ids)
         var outcome = BulkOutcome(applied: [], missing: [])
         guard from != to else {
             outcome.applied = mailboxes[from].ids.filter(named.contains)
-            outcome.missing = named.subtracting(outcome.applied).sorted()
+            outcome.missing = named.subtracting(outcome.applied)
             return outcome
         }
         var moving: [Message] = []
@@ -123,7 +123,7 @@ public struct Library: Hashable, Sendable {
         mailboxes[from].messages = kept
         mailboxes[to].messages.insert(contentsOf: moving, at: 0)
         outcome.applied = moving.map(\.id)
-        outcome.missing = named.subtracting(outcome.applied).sorted()
+        outcome.missing = named.subtracting(outcome.applied)
         return outcome
     }
 
@@ -133,7 +133,7 @@ public struct Library: Hashable, Sendable {
     @discardableResult
     public mutating func restore(_ ids: some Sequence<MessageID>) -> BulkOutcome {
         let trash = trashIndex
-        let named = Set(ids)
+        let named = IDSet(ids)
         var returning: [Message] = []
         var kept: [Message] = []
         for message in mailboxes[trash].messages {
@@ -153,7 +153,7 @@ public struct Library: Hashable, Sendable {
             mailboxes[target].messages.insert(message, at: offset)
         }
         let applied = returning.map(\.id)
-        return BulkOutcome(applied: applied, missing: named.subtracting(applied).sorted())
+        return BulkOutcome(applied: applied, missing: named.subtracting(applied))
     }
 
     /// Right above the anchor, or above that one's anchor while anchors are themselves in Trash;

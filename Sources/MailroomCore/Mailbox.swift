@@ -87,9 +87,9 @@ public struct Mailbox: Hashable, Sendable {
     /// Deletes the named messages that still exist.
     @discardableResult
     public mutating func delete(_ ids: some Sequence<MessageID>) -> BulkOutcome {
-        let outcome = resolve(ids)
-        let doomed = Set(outcome.applied)
-        messages.removeAll { doomed.contains($0.id) }
+        let named = IDSet(ids)
+        let outcome = resolve(named)
+        if !outcome.applied.isEmpty { messages.removeAll { named.contains($0.id) } }
         return outcome
     }
 
@@ -127,19 +127,25 @@ public struct Mailbox: Hashable, Sendable {
     }
 
     private mutating func update(_ ids: some Sequence<MessageID>, _ change: (inout Message) -> Void) -> BulkOutcome {
-        let outcome = resolve(ids)
-        let targets = Set(outcome.applied)
-        for offset in messages.indices where targets.contains(messages[offset].id) {
+        let named = IDSet(ids)
+        let outcome = resolve(named)
+        var left = outcome.applied.count
+        // Offsets found by `resolve` are not kept: the scan below stops at the last one.
+        for offset in messages.indices where left > 0 && named.contains(messages[offset].id) {
             change(&messages[offset])
+            left -= 1
         }
         return outcome
     }
 
-    private func resolve(_ ids: some Sequence<MessageID>) -> BulkOutcome {
-        let named = Set(ids)
-        let applied = messages.lazy.map(\.id).filter { named.contains($0) }
-        let present = Set(applied)
-        return BulkOutcome(applied: Array(applied), missing: named.subtracting(present).sorted())
+    /// The named messages that are here, in mailbox order, and those that are not.
+    private func resolve(_ named: IDSet) -> BulkOutcome {
+        var applied: [MessageID] = []
+        for message in messages where named.contains(message.id) {
+            applied.append(message.id)
+            if applied.count == named.count { break }
+        }
+        return BulkOutcome(applied: applied, missing: named.subtracting(applied))
     }
 }
 

@@ -12,7 +12,7 @@ import Synchronization
 /// durable, and a command that fails leaves no trace in the batch.
 final class GroupCommit: Sendable {
     /// One queued command. Its closure is run by the leader while the submitting thread waits,
-    /// so the closure never outlives the call that made it.
+    /// and let go of before that thread is woken, so it never outlives the call that made it.
     final class Entry: @unchecked Sendable {
         private var command: ((inout Library) -> Bool)?
         let done = DispatchSemaphore(value: 0)
@@ -23,10 +23,15 @@ final class GroupCommit: Sendable {
             self.command = command
         }
 
-        /// Runs the command once and lets go of it, so it cannot outlive its caller.
+        /// Runs the command: true if it succeeded. The leader may run it again on a fresh copy
+        /// when a later command in the batch fails (see `MailroomApp.replay`).
         func apply(to library: inout Library) -> Bool {
-            defer { command = nil }
-            return command?(&library) ?? false
+            command?(&library) ?? false
+        }
+
+        /// Lets go of the command once its batch is done.
+        fileprivate func finish() {
+            command = nil
         }
     }
 
@@ -58,6 +63,7 @@ final class GroupCommit: Sendable {
             }
             guard !batch.isEmpty else { return }
             commit(batch)
+            for queued in batch { queued.finish() }
             for other in batch where other !== entry { other.done.signal() }
         }
     }

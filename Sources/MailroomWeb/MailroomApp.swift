@@ -88,15 +88,20 @@ public final class MailroomApp: Sendable {
 
     /// Applies a batch in order, each command on top of the ones before that succeeded, then
     /// saves all their rows in one transaction. Only the leading thread runs this.
-    private func commitBatch(_ batch: [GroupCommit.Entry]) {
+    ///
+    /// Commands change one working copy in place: the library is copied once per batch, not
+    /// once per command (a copy costs a retain for every message stored). A command that fails
+    /// may have changed part of the copy before it threw, so the copy is then rebuilt from the
+    /// current library by running the commands that succeeded again (see `replay`).
+    func commitBatch(_ batch: [GroupCommit.Entry]) {
         let current = state.withLock { $0 }
         var next = current.library
         var applied: [GroupCommit.Entry] = []
         for entry in batch {
-            var trial = next
-            if entry.apply(to: &trial) {
-                next = trial
+            if entry.apply(to: &next) {
                 applied.append(entry)
+            } else {
+                (next, applied) = Self.replay(applied, on: current.library)
             }
         }
         let changes = next.changes(since: current.library)
@@ -110,6 +115,19 @@ public final class MailroomApp: Sendable {
             return
         }
         state.withLock { $0 = Versioned(library: next, revision: current.revision + 1) }
+    }
+
+    /// `base` with `entries` applied in order, and the entries that succeeded. Commands depend
+    /// only on the library they are given, so each succeeds again on the same state; should one
+    /// fail after all, it is dropped and the rest run again on a fresh copy.
+    static func replay(_ entries: [GroupCommit.Entry], on base: Library) -> (Library, [GroupCommit.Entry]) {
+        var entries = entries
+        while true {
+            var library = base
+            let succeeded = entries.filter { $0.apply(to: &library) }
+            if succeeded.count == entries.count { return (library, succeeded) }
+            entries = succeeded
+        }
     }
 
     /// The page for a request refused before routing, such as one over the server's limits.
