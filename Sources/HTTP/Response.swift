@@ -2,9 +2,12 @@
 ///
 /// Content-Length is written by the server from `body`; Content-Type must always be set.
 public struct Response: Sendable {
-    public var status: Status
-    public var headers: Headers
-    public var body: [UInt8]
+    public var status: Status { didSet { preparedHead = nil } }
+    public var headers: Headers { didSet { preparedHead = nil } }
+    public var body: [UInt8] { didSet { preparedHead = nil } }
+    /// The status line and fields as bytes, made once by `prepared()` for an answer that is sent
+    /// many times as it is (a static file, a cached page); any change to the response drops it.
+    private(set) var preparedHead: [UInt8]?
 
     public init(status: Status = .ok, headers: Headers = Headers(), body: [UInt8] = []) {
         self.status = status
@@ -33,4 +36,16 @@ public struct Response: Sendable {
             headers: Headers([("Location", location), ("Content-Type", "text/plain; charset=utf-8")]),
             body: Array("See \(location)\n".utf8))
     }
+
+    /// This response with its status line and fields serialized now, so that sending it again
+    /// and again adds only the `Date` and `Connection` fields. Nothing should be added to it later:
+    /// it is complete.
+    public func prepared() -> Response {
+        var copy = self
+        copy.preparedHead = fieldBytes()
+        return copy
+    }
+
+    /// Whether `prepared()` made this response and nothing has changed it since.
+    public var isPrepared: Bool { preparedHead != nil }
 }

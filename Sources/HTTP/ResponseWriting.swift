@@ -14,8 +14,26 @@ extension Response {
     /// The status line and header fields with the blank line after them: `serialized` without
     /// the body, for a server that writes the body from where it already is.
     public func head(keepAlive: Bool, echoKeepAlive: Bool = false, date: String) -> [UInt8] {
+        var bytes = preparedHead ?? fieldBytes(reserving: 64)
+        bytes.append(contentsOf: "Date: ".utf8)
+        bytes.append(contentsOf: date.utf8)
+        bytes.append(contentsOf: "\r\n".utf8)
+        if !keepAlive {
+            bytes.append(contentsOf: "Connection: close\r\n".utf8)
+        } else if echoKeepAlive {
+            bytes.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+        }
+        bytes.append(contentsOf: "\r\n".utf8)
+        return bytes
+    }
+}
+
+extension Response {
+    /// The status line, the fields and Content-Length: the part of the head that stays the same
+    /// each time the response is sent.
+    func fieldBytes(reserving extra: Int = 0) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(512)
+        bytes.reserveCapacity(512 + extra)
         bytes.append(contentsOf: "HTTP/1.1 \(status.code) \(status.reason)\r\n".utf8)
         for field in headers {
             bytes.append(contentsOf: field.name.utf8)
@@ -26,13 +44,6 @@ extension Response {
         if hasBody {
             bytes.append(contentsOf: "Content-Length: \(body.count)\r\n".utf8)
         }
-        bytes.append(contentsOf: "Date: \(date)\r\n".utf8)
-        if !keepAlive {
-            bytes.append(contentsOf: "Connection: close\r\n".utf8)
-        } else if echoKeepAlive {
-            bytes.append(contentsOf: "Connection: keep-alive\r\n".utf8)
-        }
-        bytes.append(contentsOf: "\r\n".utf8)
         return bytes
     }
 }

@@ -4,69 +4,84 @@ import Glibc
 import Synchronization
 
 /// Serves the files of one folder, and nothing outside it, from memory: each file is read once
-/// and again only when its size or modification time changes.
+/// and again only when its size or modification time changes, and its answers (200 and 304) are
+/// made when it is read, so serving it again is a lookup.
 public struct StaticFiles: Sendable {
     public let root: String
+    /// Fields every answer carries besides its own (an application's security headers).
+    public let headers: Headers
     private let cache: Cache
 
     /// `recheckSeconds`: how long a file in memory is served before `stat` is asked again.
-    public init(root: String, recheckSeconds: Int = 1) {
+    public init(root: String, recheckSeconds: Int = 1, headers: Headers = Headers()) {
         self.root = root.hasSuffix("/") ? String(root.dropLast()) : root
+        self.headers = headers
         self.cache = Cache(recheckSeconds: recheckSeconds)
     }
 
     /// The response for a request path such as `/style.css`, or nil when no such file exists;
-    /// `304 Not Modified` when `ifNoneMatch` names the file's current ETag.
+    /// `304 Not Modified` when `ifNoneMatch` names the file's current ETag. Both are prepared
+    /// (see `Response.prepared()`).
     public func response(for path: String, ifNoneMatch: String? = nil) -> Response? {
-        guard let relative = Self.safeRelativePath(path), let file = cache.file(root + "/" + relative) else { return nil }
-        var headers = Headers()
-        headers.add("Content-Type", Self.contentType(for: relative))
-        headers.add("Cache-Control", "public, max-age=300")
-        headers.add("ETag", file.etag)
-        headers.add("Last-Modified", file.lastModified)
-        if ETag.ifNoneMatch(ifNoneMatch, matches: file.etag) {
-            return Response(status: .notModified, headers: headers)
-        }
-        return Response(status: .ok, headers: headers, body: file.bytes)
+        guard let file = cache.file(path, load: { known in load(path, unless: known) }) else { return nil }
+        return ETag.ifNoneMatch(ifNoneMatch, matches: file.etag) ? file.notModified : file.ok
+    }
+
+    /// The file that `path` names, read from disk unless `known` is still its current copy;
+    /// nil when `path` leaves the folder or names no regular file.
+    private func load(_ path: String, unless known: File?) -> File? {
+        guard let relative = Self.safeRelativePath(path) else { return nil }
+        let fullPath = root + "/" + relative
+        var info = stat()
+        guard stat(fullPath, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let size = Int(info.st_size)
+        let modified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
+        if let known, known.size == size, known.modified == modified { return known }
+        guard let bytes = Self.readFile(fullPath) else { return nil }
+        let etag = "\"" + Self.fingerprint(bytes) + "\""
+        var fields = Headers()
+        fields.add("Content-Type", Self.contentType(for: relative))
+        fields.add("Cache-Control", "public, max-age=300")
+        fields.add("ETag", etag)
+        fields.add("Last-Modified", HTTPDate.string(Int64(info.st_mtim.tv_sec)))
+        for field in headers { fields.add(field.name, field.value) }
+        return File(
+            ok: Response(status: .ok, headers: fields, body: bytes).prepared(),
+            notModified: Response(status: .notModified, headers: fields).prepared(),
+            etag: etag, size: size, modified: modified)
     }
 
     struct File: Sendable {
-        let bytes: [UInt8]
+        let ok: Response
+        let notModified: Response
         let etag: String
-        let lastModified: String
         let size: Int
         let modified: Int
-        /// When `stat` last confirmed the copy in memory (seconds, monotonic).
-        var checked: Int
     }
 
+    /// Files by request path. Only paths that named a file inside the folder are ever kept.
     final class Cache: Sendable {
-        private let files = Mutex<[String: File]>([:])
+        private struct Entry {
+            let file: File
+            /// When `stat` last confirmed the copy in memory (seconds, monotonic).
+            var checked: Int
+        }
+
+        private let entries = Mutex<[String: Entry]>([:])
         private let recheckSeconds: Int
 
         init(recheckSeconds: Int) {
             self.recheckSeconds = recheckSeconds
         }
 
-        /// The file at `path`, from memory while `stat` says it is unchanged; `stat` is asked at
-        /// most once per `recheckSeconds` per file.
-        func file(_ path: String) -> File? {
+        /// The file for `path`, from memory while it was confirmed less than `recheckSeconds`
+        /// ago; otherwise `load` confirms or replaces the copy in memory (or finds it gone).
+        func file(_ path: String, load: (File?) -> File?) -> File? {
             let now = Cache.seconds()
-            if let known = files.withLock({ $0[path] }), now < known.checked + recheckSeconds { return known }
-            var info = stat()
-            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-            let size = Int(info.st_size)
-            let modified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
-            if var known = files.withLock({ $0[path] }), known.size == size, known.modified == modified {
-                known.checked = now
-                files.withLock { [known] in $0[path] = known }
-                return known
-            }
-            guard let bytes = StaticFiles.readFile(path) else { return nil }
-            let file = File(
-                bytes: bytes, etag: "\"" + StaticFiles.fingerprint(bytes) + "\"",
-                lastModified: HTTPDate.string(Int64(info.st_mtim.tv_sec)), size: size, modified: modified, checked: now)
-            files.withLock { $0[path] = file }
+            let known = entries.withLock { $0[path] }
+            if let known, now < known.checked + recheckSeconds { return known.file }
+            let file = load(known?.file)
+            entries.withLock { $0[path] = file.map { Entry(file: $0, checked: now) } }
             return file
         }
 

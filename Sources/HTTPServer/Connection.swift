@@ -213,10 +213,21 @@ final class Connection {
         let isHead = method == .head
         let output = bufferevent_get_output(bufferevent)
         let head = response.head(keepAlive: keepAlive, echoKeepAlive: echoKeepAlive, date: loop.date)
-        head.withUnsafeBytes { _ = evbuffer_add(output, $0.baseAddress, $0.count) }
-        // The body goes straight from the response into the output buffer: one copy, not two.
-        if !isHead && response.hasBody && !response.body.isEmpty {
-            response.body.withUnsafeBytes { _ = evbuffer_add(output, $0.baseAddress, $0.count) }
+        let body = !isHead && response.hasBody ? response.body : []
+        var sent = 0
+        // Nothing queued ahead of it: straight to the socket, which takes a whole page at once
+        // as a rule, so there is no copy into libevent's buffer and no wait for the next turn
+        // of the loop. An answer that closes the connection goes the queued way, to be closed
+        // once written (see `written`).
+        if keepAlive && evbuffer_get_length(output) == 0 {
+            sent = Self.send(head, body, to: bufferevent_getfd(bufferevent))
+        }
+        if sent < head.count {
+            head.withUnsafeBytes { _ = evbuffer_add(output, $0.baseAddress! + sent, $0.count - sent) }
+        }
+        let bodySent = max(sent - head.count, 0)
+        if bodySent < body.count {
+            Self.queue(body, from: bodySent, on: output)
         }
         if !keepAlive {
             closesAfterWrite = true
@@ -226,6 +237,56 @@ final class Connection {
             peer: peer, method: method.name, target: target, status: response.status.code,
             bytes: isHead ? 0 : response.body.count, started: started)
     }
+
+    /// One `sendmsg` of head and body; how many bytes the socket took (0 if it took none or
+    /// failed: the queued bytes then meet the same failure in libevent, which reports it).
+    private static func send(_ head: [UInt8], _ body: [UInt8], to socket: Int32) -> Int {
+        guard socket >= 0 else { return 0 }
+        return head.withUnsafeBytes { head in
+            body.withUnsafeBytes { body in
+                var parts = [
+                    iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: head.count),
+                    iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count),
+                ]
+                return parts.withUnsafeMutableBufferPointer { parts in
+                    var message = msghdr()
+                    message.msg_iov = parts.baseAddress
+                    message.msg_iovlen = body.isEmpty ? 1 : 2
+                    while true {
+                        // MSG_NOSIGNAL: a client that has gone is an error here, not SIGPIPE.
+                        let written = sendmsg(socket, &message, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+                        if written < 0 && errno == EINTR { continue }
+                        return max(written, 0)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Queues the unsent part of a body. A large rest is queued by reference: libevent writes
+    /// from the body's own storage, so a slow reader of a big page holds no copy of it.
+    private static func queue(_ body: [UInt8], from start: Int, on output: OpaquePointer?) {
+        let rest = body.count - start
+        guard rest >= Self.referenceThreshold else {
+            body.withUnsafeBytes { _ = evbuffer_add(output, $0.baseAddress! + start, rest) }
+            return
+        }
+        // The holder keeps the array's storage alive and never writes to it, so the address
+        // taken here stays valid until libevent has written the bytes and calls back.
+        let holder = Unmanaged.passRetained(BodyHolder(body))
+        let address = body.withUnsafeBytes { $0.baseAddress! + start }
+        let added = evbuffer_add_reference(output, address, rest, { _, _, holder in
+            guard let holder else { return }
+            Unmanaged<BodyHolder>.fromOpaque(holder).release()
+        }, holder.toOpaque())
+        if added != 0 {
+            holder.release()
+            body.withUnsafeBytes { _ = evbuffer_add(output, $0.baseAddress! + start, rest) }
+        }
+    }
+
+    /// Below this, copying the rest of a body is cheaper than tracking a reference to it.
+    static let referenceThreshold = 16 * 1_024
 
     private func armDeadline() {
         guard !deadlineArmed, let requestDeadline else { return }
@@ -238,5 +299,14 @@ final class Connection {
         guard deadlineArmed, let requestDeadline else { return }
         deadlineArmed = false
         event_del(requestDeadline)
+    }
+}
+
+/// Keeps a body's bytes alive while libevent still has to write them.
+private final class BodyHolder {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
     }
 }

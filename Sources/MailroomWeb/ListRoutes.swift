@@ -10,11 +10,7 @@ extension MailroomApp {
         // Unchanged data, the same address and the same day: the browser's copy is current.
         let etag = PageTag.for(boot: boot, revision: revision, target: request.target, day: now / 86_400)
         if PageTag.matches(request, etag) { return PageTag.notModified(etag) }
-        if let cached = pageCache.page(etag, revision: revision) {
-            var response = Response(html: cached)
-            response.headers.add("ETag", etag)
-            return response
-        }
+        if let cached = pageCache.page(etag, revision: revision) { return cached }
         let rows = rowCache.batch(day: now / 86_400)
         let page = ListPage(
             library: library, mailbox: mailbox, state: requested.reconciled(with: mailbox),
@@ -22,10 +18,12 @@ extension MailroomApp {
         let html = page.render()
         // Room for every row in about two ways (browsing and editing) before starting over.
         rowCache.store(rows, limit: 3 * library.messageCount + 1_024)
-        pageCache.store(html, tag: etag, revision: revision)
         var response = Response(html: html)
         response.headers.add("ETag", etag)
-        return response
+        SecurityHeaders.apply(to: &response)
+        let answer = response.prepared()
+        pageCache.store(answer, tag: etag, revision: revision)
+        return answer
     }
 
     /// Every change to a list arrives here as a form post and leaves as a 303 to the same list.

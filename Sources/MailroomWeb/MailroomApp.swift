@@ -36,7 +36,7 @@ public final class MailroomApp: Sendable {
         self.signIn = signIn
         self.state = Mutex(Versioned(library: library, revision: 1))
         self.save = save
-        self.files = StaticFiles(root: publicFolder)
+        self.files = StaticFiles(root: publicFolder, headers: SecurityHeaders.fields)
         self.now = now
     }
 

@@ -1,15 +1,17 @@
+import HTTP
 import Synchronization
 
 /// Whole list pages, kept while the library is at the same revision.
 ///
 /// A page is a function of the library's revision, its address and the day (see `PageTag`), so
-/// the bytes rendered for one request serve every later request with the same ETag until
-/// something is stored. Bounded in pages and bytes; a change of revision empties it.
+/// the answer made for one request, head prepared and security headers included, serves every
+/// later request with the same ETag until something is stored. Bounded in pages and bytes; a
+/// change of revision empties it.
 final class PageCache: Sendable {
     private struct Pages {
         var revision = -1
         var bytes = 0
-        var pages: [String: [UInt8]] = [:]
+        var pages: [String: Response] = [:]
     }
 
     private let state = Mutex(Pages())
@@ -21,24 +23,24 @@ final class PageCache: Sendable {
         self.maxBytes = maxBytes
     }
 
-    func page(_ tag: String, revision: Int) -> [UInt8]? {
+    func page(_ tag: String, revision: Int) -> Response? {
         state.withLock { $0.revision == revision ? $0.pages[tag] : nil }
     }
 
-    func store(_ page: [UInt8], tag: String, revision: Int) {
+    func store(_ page: Response, tag: String, revision: Int) {
         state.withLock { state in
             if state.revision != revision {
                 // Older pages can never be asked for again; a newer revision's are not ours to drop.
                 guard revision > state.revision else { return }
                 state = Pages(revision: revision)
             }
-            if state.pages.count >= maxPages || state.bytes + page.count > maxBytes {
+            if state.pages.count >= maxPages || state.bytes + page.body.count > maxBytes {
                 state.pages = [:]
                 state.bytes = 0
             }
-            guard page.count <= maxBytes else { return }
+            guard page.body.count <= maxBytes else { return }
             state.pages[tag] = page
-            state.bytes += page.count
+            state.bytes += page.body.count
         }
     }
 }

@@ -6,13 +6,21 @@ enum SecurityHeaders {
         "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
         + "frame-ancestors 'none'; base-uri 'none'"
 
+    /// The four fields, also given to the static files, whose answers are made once with them.
+    static let fields = Headers([
+        ("Content-Security-Policy", contentSecurityPolicy),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "same-origin"),
+        ("X-Frame-Options", "DENY"),
+    ])
+
+    /// Adds the fields, and `Cache-Control: no-cache` unless the response says otherwise. A
+    /// prepared response (a static file, a cached page) was made with them and is left as it is.
     static func apply(to response: inout Response) {
+        guard !response.isPrepared else { return }
         // Routes never set these four themselves, so adding is enough (and cheaper than
         // replacing, which scans every field for each).
-        response.headers.add("Content-Security-Policy", contentSecurityPolicy)
-        response.headers.add("X-Content-Type-Options", "nosniff")
-        response.headers.add("Referrer-Policy", "same-origin")
-        response.headers.add("X-Frame-Options", "DENY")
+        for field in fields { response.headers.add(field.name, field.value) }
         if response.headers["Cache-Control"] == nil {
             // Pages reflect live data and the URL's state: always revalidate.
             response.headers.add("Cache-Control", "no-cache")

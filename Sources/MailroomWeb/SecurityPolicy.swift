@@ -66,13 +66,19 @@ public struct SecurityPolicy: Sendable {
     }
 
     /// `Example.LAN:8080` → `example.lan`; `[::1]:8080` → `::1`.
+    /// Read byte by byte: it runs on every request.
     static func hostName(_ host: String) -> String {
-        let lower = host.lowercased()
-        if lower.hasPrefix("[") {
-            guard let end = lower.firstIndex(of: "]") else { return lower }
-            return String(lower[lower.index(after: lower.startIndex)..<end])
+        let bytes = host.utf8
+        var name = bytes[...]
+        if bytes.first == UInt8(ascii: "[") {
+            guard let end = bytes.firstIndex(of: UInt8(ascii: "]")) else { return host.lowercased() }
+            name = bytes[bytes.index(after: bytes.startIndex)..<end]
+        } else if let colon = bytes.firstIndex(of: UInt8(ascii: ":")) {
+            name = bytes[..<colon]
         }
-        return String(lower.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        let text = String(decoding: name, as: UTF8.self)
+        let isLower = !name.contains { $0 >= 0x80 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+        return isLower ? text : text.lowercased()
     }
 }
 

@@ -16,6 +16,31 @@ struct ResponseWritingTests {
         return head.split(separator: "\r\n").dropFirst().map(String.init)
     }
 
+    @Test(arguments: [true, false])
+    func aPreparedResponseIsWrittenExactlyAsItWouldBeOtherwise(keepAlive: Bool) {
+        let response = Response(status: .ok, headers: Headers([("Content-Type", "text/css"), ("ETag", "\"1\"")]),
+                                body: Array("body{}".utf8))
+        let prepared = response.prepared()
+        #expect(prepared.isPrepared && !response.isPrepared)
+        #expect(text(prepared, keepAlive: keepAlive) == text(response, keepAlive: keepAlive))
+        #expect(text(prepared, includeBody: false) == text(response, includeBody: false))
+        #expect(text(prepared, echoKeepAlive: true) == text(response, echoKeepAlive: true))
+    }
+
+    @Test func changingAPreparedResponseDropsItsPreparedHead() {
+        let prepared = Response(status: .ok, headers: Headers([("Content-Type", "text/css")]), body: [1, 2]).prepared()
+        var withField = prepared
+        withField.headers.add("X-Extra", "1")
+        #expect(!withField.isPrepared)
+        #expect(text(withField).contains("\r\nX-Extra: 1\r\n"))
+        var longer = prepared
+        longer.body = [1, 2, 3]
+        #expect(text(longer).contains("\r\nContent-Length: 3\r\n"))
+        var gone = prepared
+        gone.status = .notFound
+        #expect(text(gone).hasPrefix("HTTP/1.1 404 Not Found\r\n"))
+    }
+
     @Test func aResponseIsTheStatusLineItsHeadersInOrderThenLengthDateAndBody() {
         let response = Response(status: .ok, headers: Headers([
             ("Content-Type", "text/plain; charset=utf-8"),
