@@ -18,6 +18,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // glibc's mallopt, for the server process's memory settings (mailroom's main.swift).
+        .systemLibrary(name: "CMalloc"),
         // The model: pure Swift, no I/O.
         .target(name: "MailroomCore"),
         // A small HTML builder whose strings are escaped by construction.
@@ -30,7 +32,7 @@ let package = Package(
         .target(name: "MailroomStore", dependencies: ["MailroomCore", "CSQLite"]),
         // Routes, forms and pages: a pure (Request) -> Response function.
         .target(name: "MailroomWeb", dependencies: ["MailroomCore", "HTML", "HTTP"]),
-        .executableTarget(name: "mailroom", dependencies: ["MailroomWeb", "MailroomStore", "HTTPServer", "HTTP"]),
+        .executableTarget(name: "mailroom", dependencies: ["MailroomWeb", "MailroomStore", "HTTPServer", "HTTP", "CMalloc"]),
         // `make bench`: figures for page rendering and durable saves, printed as a table.
         .executableTarget(name: "mailroom-bench", dependencies: ["MailroomWeb", "MailroomStore", "MailroomCore", "HTTP"]),
 

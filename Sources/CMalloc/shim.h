@@ -1,0 +1,2 @@
+// glibc's malloc tuning (mallopt), which Swift's Glibc module leaves out. Part of libc: nothing to link.
+#include <malloc.h>
