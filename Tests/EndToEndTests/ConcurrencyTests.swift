@@ -109,13 +109,22 @@ import Testing
     }
 
     @Test func concurrentPostsToTheProgramAreAllAcknowledgedAndAllSurviveSigkill() throws {
+        try expectDurablePosts(clients: Self.clients, perClient: 25)
+    }
+
+    /// More posts at once than the server has threads to wait on commits (64): the rest queue,
+    /// and still every one is committed before its answer, in its client's order.
+    @Test func eightyClientsPostingAtOnceAreAllAcknowledgedAndAllSurviveSigkill() throws {
+        try expectDurablePosts(clients: 80, perClient: 6)
+    }
+
+    private func expectDurablePosts(clients: Int, perClient: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let database = ScratchDatabase("concurrent")
         var server = try RunningMailroom(database: database.path)
         let token = try HTTPClient(port: server.port).fetchFormToken()
-        let perClient = 25
-        let statuses = SharedValue<[[Int]]>(Array(repeating: [], count: Self.clients))
+        let statuses = SharedValue<[[Int]]>(Array(repeating: [], count: clients))
         let port = server.port
-        try TestThreads.runTogether(Self.clients) { client in
+        try TestThreads.runTogether(clients) { client in
             let connection = HTTPClient(port: port, timeoutSeconds: 10)
             for n in 0..<perClient {
                 let status: Int
@@ -130,7 +139,7 @@ import Testing
             connection.close()
         }
         for (client, answers) in statuses.withLock({ $0 }).enumerated() {
-            #expect(answers == Array(repeating: 303, count: perClient), "client \(client)")
+            #expect(answers == Array(repeating: 303, count: perClient), "client \(client)", sourceLocation: sourceLocation)
         }
 
         try server.kill()
@@ -138,8 +147,9 @@ import Testing
         let response = try HTTPClient(port: server.port).send("GET", "/mailboxes/inbox", headers: [("Accept", "text/html")])
         #expect(response.status == 200)
         let shown = ListHTML.subjects(in: response.text)
-        Self.expectEachClientsPostsInReverse(shown, clients: Self.clients, perClient: perClient, prefix: "durable-")
-        #expect(try server.stop() == 0)
+        Self.expectEachClientsPostsInReverse(
+            shown, clients: clients, perClient: perClient, prefix: "durable-", sourceLocation: sourceLocation)
+        #expect(try server.stop() == 0, sourceLocation: sourceLocation)
     }
 
     // MARK: Helpers
