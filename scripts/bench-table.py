@@ -41,6 +41,8 @@ def main():
         "nginx-page-500": ("  nginx, the same bytes from a file", None),
         "page-10000": (f"GET inbox page, 5,000 of 10,000 ({bytes_of('page_10000_bytes')})", "nginx-page-10000"),
         "nginx-page-10000": ("  nginx, the same bytes from a file", None),
+        "render-50": ("GET inbox page, 50, rendered for a new address", None),
+        "render-10000": ("GET inbox page, 5,000, rendered for a new address", None),
         "not-modified": ("GET inbox page, 50, If-None-Match: 304", None),
         "css": (f"GET /style.css ({bytes_of('css_bytes')})", "nginx-css"),
         "nginx-css": ("  nginx, the same bytes from a file", None),
@@ -88,7 +90,7 @@ def main():
     rows = []
     problems = []
     order = ["page-50", "nginx-page-50", "page-500", "nginx-page-500", "page-10000", "nginx-page-10000",
-             "not-modified", "css", "nginx-css", "post-500", "post-10000", "sqlite"]
+             "render-50", "render-10000", "not-modified", "css", "nginx-css", "post-500", "post-10000", "sqlite"]
     for case in order:
         for connections in (64, 1):
             if (case, connections) not in runs:
@@ -143,16 +145,28 @@ def main():
         after = " / ".join(f"{int(entry['VmRSS:']) / MiB:.1f}" for entry in entries)
         print(f"RSS after each round, {stored[server]}: {after} MiB (peak {int(entries[-1]['VmHWM:']) / MiB:.1f} MiB)")
 
-    # The extra CPU of 4,950 more rows: the 5,000-row page against the 50-row one.
+    # The extra CPU of 4,950 more rows: the 5,000-row page against the 50-row one. Sent from the
+    # whole-page cache, that is the cost of sending a row; rendered for a new address (rows from
+    # the row cache, as after a change), less the sending, it is the cost of rendering a row.
+    def per_extra_row(big, small, connections, field=None):
+        if (big, connections) not in runs or (small, connections) not in runs:
+            return None
+        args = (field,) if field else ()
+        return (cpu_per_request(big, connections, *args) - cpu_per_request(small, connections, *args)) / 4_950
+
     per_row = {}
     for connections in (64, 1):
-        if ("page-10000", connections) in runs and ("page-50", connections) in runs:
-            total = (cpu_per_request("page-10000", connections) - cpu_per_request("page-50", connections)) / 4_950
-            user = (cpu_per_request("page-10000", connections, "utime")
-                    - cpu_per_request("page-50", connections, "utime")) / 4_950
-            per_row[connections] = total
-            print(f"Server CPU per additional row, {connections} connection{'s' if connections > 1 else ''}: "
-                  f"{total:.3f} µs ({user:.3f} µs of it in user space)")
+        plural = "s" if connections > 1 else ""
+        sent = per_extra_row("page-10000", "page-50", connections)
+        if sent is not None:
+            user = per_extra_row("page-10000", "page-50", connections, "utime")
+            print(f"Server CPU per additional row sent, {connections} connection{plural}: "
+                  f"{sent:.3f} µs ({user:.3f} µs of it in user space)")
+        served = per_extra_row("render-10000", "render-50", connections)
+        if served is not None and sent is not None:
+            per_row[connections] = served - sent
+            print(f"Server CPU per additional row rendered, {connections} connection{plural}: {served - sent:.3f} µs "
+                  f"({served:.3f} µs rendered and sent, less {sent:.3f} µs sending)")
     for case in ("post-500", "post-10000"):
         for connections in (64, 1):
             chosen = runs.get((case, connections), [])
@@ -186,7 +200,7 @@ def main():
             print(f"  Durable POST, 64 connections, {cases[case][0].split(', ')[1]}, >= 2x SQLite: {value:.2f}x  "
                   f"{met(value >= 2)}")
     if 64 in per_row:
-        print(f"  CPU per additional row < 0.5 µs: {per_row[64]:.3f} µs  {met(per_row[64] < 0.5)}")
+        print(f"  CPU per additional row rendered < 0.5 µs: {per_row[64]:.3f} µs  {met(per_row[64] < 0.5)}")
     big = by_server.get("m10000")
     if big:
         last = int(big[-1]["VmRSS:"]) / MiB

@@ -14,7 +14,12 @@
 -- requests made: wrk can call request() for a request it then drops unsent (seen here: one
 -- per run), and counting that one would turn every later flip of its message into a no-op.
 
+-- With BENCH_VARY set it gets the URL with a field the page ignores, `?n=VARY-T-1`, `?n=VARY-T-2`,
+-- ... (VARY names the run, T the thread): each address is new to Mailroom, so every page is rendered (its rows come from the row cache),
+-- as after a change, instead of being answered from the whole-page cache.
+
 local token = os.getenv("BENCH_CSRF")
+local vary = os.getenv("BENCH_VARY")
 local perThread = tonumber(os.getenv("BENCH_MESSAGES_PER_THREAD") or "1")
 local host = os.getenv("BENCH_HOST")
 
@@ -26,7 +31,13 @@ function setup(thread)
 end
 
 -- Only a script that defines request() pays for Lua on every request: the GET runs do not.
-if token then
+if vary then
+   local serial = 0
+   function request()
+      serial = serial + 1
+      return wrk.format("GET", wrk.path .. "?n=" .. vary .. "-" .. first .. "-" .. serial)
+   end
+elseif token then
    local headers = {
       ["Host"] = host,
       ["Content-Type"] = "application/x-www-form-urlencoded",

@@ -58,6 +58,9 @@ public struct RenderedHTML: Sendable {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1_024)
         node.render(into: &buffer)
-        bytes = buffer
+        // Kept for long (a cache of rows): exactly as large as it is, not as it grew.
+        bytes = [UInt8](unsafeUninitializedCapacity: buffer.count) { copy, count in
+            count = buffer.withUnsafeBufferPointer { copy.initialize(fromContentsOf: $0) }
+        }
     }
 }

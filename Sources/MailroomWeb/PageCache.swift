@@ -18,7 +18,7 @@ final class PageCache: Sendable {
     private let maxPages: Int
     private let maxBytes: Int
 
-    init(maxPages: Int = 256, maxBytes: Int = 16 << 20) {
+    init(maxPages: Int = 256, maxBytes: Int = 8 << 20) {
         self.maxPages = maxPages
         self.maxBytes = maxBytes
     }

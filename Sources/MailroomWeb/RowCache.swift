@@ -17,13 +17,33 @@ final class RowCache: Sendable {
     struct Key: Hashable, Sendable {
         let id: MessageID
         let variant: Variant
+
+        /// One word hashed rather than each part of the variant: this runs for every row shown.
+        func hash(into hasher: inout Hasher) {
+            var word = UInt64(truncatingIfNeeded: id.rawValue) &* 0x9E37_79B9_7F4A_7C15
+            switch variant {
+            case .browsing(let box):
+                word ^= UInt64(truncatingIfNeeded: box.rawValue) << 4
+            case .editing(let box, let selected, let first, let last):
+                word ^= UInt64(truncatingIfNeeded: box.rawValue) << 4 | 1
+                    | (selected ? 2 : 0) | (first ? 4 : 0) | (last ? 8 : 0)
+            }
+            hasher.combine(word)
+        }
     }
 
-    struct Entry: Sendable {
+    /// A class, so that a lookup costs one reference count rather than one per field.
+    final class Entry: Sendable {
         let message: Message
         /// Days since the epoch: dates read "14:05" today and "Nov 28" tomorrow.
         let day: Int64
         let html: RenderedHTML
+
+        init(message: Message, day: Int64, html: RenderedHTML) {
+            self.message = message
+            self.day = day
+            self.html = html
+        }
     }
 
     private let entries = Mutex<[Key: Entry]>([:])

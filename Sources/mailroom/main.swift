@@ -21,12 +21,9 @@ if options.showHelp {
 }
 
 // Memory goes back to the system once a page is sent. By default glibc gives each thread that
-// allocates its own arena (up to 8 per core; the post workers alone are up to 64 threads), keeps
-// what is freed in each, and raises its mmap threshold to the largest block freed so far, so a
-// few 3 MB pages of a big mailbox ended up parked in the heap for good: RSS 58–65 MB after
-// `make bench` with 10,000 messages, against 32–34 MB with these two settings.
+// allocates its own arena (up to 8 per core; the post workers alone are up to 64 threads) and
+// keeps what is freed in each: two arenas, and what is free handed back once a second.
 mallopt(M_ARENA_MAX, 2)
-mallopt(M_MMAP_THRESHOLD, 128 * 1_024)
 
 // A client that hangs up mid-response must not kill the process.
 signal(SIGPIPE, SIG_IGN)
@@ -41,6 +38,8 @@ sigemptyset(&stopSignals)
 sigaddset(&stopSignals, SIGINT)
 sigaddset(&stopSignals, SIGTERM)
 pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+// Started with the signals blocked, as every later thread is, so that only sigwait sees them.
+MemoryTrimmer.start()
 
 let store: Store
 var library: Library
