@@ -52,18 +52,10 @@ public final class Server: Sendable {
                     failures.withLock { $0.append(error) }
                     ready.signal()
                 })
-            var thread = pthread_t()
-            let box = Unmanaged.passRetained(job).toOpaque()
-            let status = pthread_create(&thread, nil, { context in
-                guard let context else { return nil }
-                Unmanaged<LoopJob>.fromOpaque(context).takeRetainedValue().run()
-                return nil
-            }, box)
-            guard status == 0 else {
-                Unmanaged<LoopJob>.fromOpaque(box).release()
-                throw ServerError(description: "pthread_create failed: \(status)")
+            switch startThread({ job.run() }) {
+            case .success(let thread): threads.append(thread)
+            case .failure(let error): throw ServerError(description: "pthread_create failed: \(error.status)")
             }
-            threads.append(thread)
         }
         for _ in threads { ready.wait() }
         state.withLock { $0.threads = threads; $0.started = true }

@@ -62,17 +62,7 @@ final class Workers: Sendable {
     var threadCount: Int { state.withLock { $0.threads } }
 
     private func startThread() -> Bool {
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let status = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<Workers>.fromOpaque(context).takeRetainedValue().work()
-            return nil
-        }, context)
-        guard status == 0 else {
-            Unmanaged<Workers>.fromOpaque(context).release()
-            return false
-        }
+        guard case .success(let thread) = HTTPServer.startThread({ self.work() }) else { return false }
         pthread_detach(thread)
         return true
     }
