@@ -53,7 +53,8 @@ extension Library {
             if previous?.header != mailbox.header { changes.savedMailboxes.append(mailbox.header) }
             let before = previous?.messages ?? []
             let after = mailbox.messages
-            guard before != after else { continue }
+            // Not `before != after`: that would walk a changed mailbox once more before the rows do.
+            guard !before.sharesStorage(with: after) else { continue }
             // Position p (from the bottom) is index count-1-p in each array. Rows are compared
             // where they lie, field by field, without copying them.
             for position in 0..<max(before.count, after.count) {
@@ -82,7 +83,15 @@ extension Message {
     @inline(__always)
     static func sameRow(_ lhs: [Message], _ i: Int, _ rhs: [Message], _ j: Int) -> Bool {
         lhs[i].id == rhs[j].id && lhs[i].isUnread == rhs[j].isUnread && lhs[i].isFlagged == rhs[j].isFlagged
-            && lhs[i].createdAt == rhs[j].createdAt && lhs[i].origin == rhs[j].origin
-            && lhs[i].subject == rhs[j].subject && lhs[i].body == rhs[j].body && lhs[i].author == rhs[j].author
+            && lhs[i].createdAt == rhs[j].createdAt && lhs[i].origin == rhs[j].origin && lhs[i].hasSameText(as: rhs[j])
+    }
+}
+
+extension Array {
+    /// Whether both are the same stored array, as an untouched copy is: then they are equal
+    /// without a look at any element.
+    fileprivate func sharesStorage(with other: [Element]) -> Bool {
+        count == other.count
+            && withUnsafeBufferPointer { mine in other.withUnsafeBufferPointer { $0.baseAddress == mine.baseAddress } }
     }
 }

@@ -52,7 +52,7 @@ public struct Library: Hashable, Sendable {
 
     /// The mailbox that holds message `id`, if any does.
     public func mailbox(of id: MessageID) -> MailboxID? {
-        mailboxes.first { $0.message(id) != nil }?.id
+        mailboxes.first { $0.offset(of: id) != nil }?.id
     }
 
     /// Messages in every mailbox, Trash included.
@@ -78,7 +78,7 @@ public struct Library: Hashable, Sendable {
             throw .mailbox(error)
         }
         nextMessageID += 1
-        mailboxes[index].messages.insert(message, at: 0)
+        mailboxes[index].insert([message], at: 0)
         return message
     }
 
@@ -102,28 +102,17 @@ public struct Library: Hashable, Sendable {
     ) throws(LibraryError) -> BulkOutcome {
         let from = try index(of: source)
         let to = try index(of: destination)
-        let named = IDSet(ids)
-        var outcome = BulkOutcome(applied: [], missing: [])
-        guard from != to else {
-            outcome.applied = mailboxes[from].ids.filter(named.contains)
-            outcome.missing = named.subtracting(outcome.applied)
-            return outcome
-        }
-        var moving: [Message] = []
-        var kept: [Message] = []
-        let all = mailboxes[from].messages
-        for (offset, message) in all.enumerated() {
-            guard named.contains(message.id) else { kept.append(message); continue }
-            var moved = message
-            let anchor = offset + 1 < all.count ? all[offset + 1].id : nil
+        let (offsets, outcome) = mailboxes[from].locate(ids)
+        guard from != to else { return outcome }
+        let moving = offsets.map { offset in
+            var moved = mailboxes[from].messages[offset]
+            let anchor = mailboxes[from].messages.dropFirst(offset + 1).first?.id
             moved.origin = destination == .trash
-                ? (message.origin ?? Origin(mailbox: source, offset: offset, anchor: anchor)) : nil
-            moving.append(moved)
+                ? (moved.origin ?? Origin(mailbox: source, offset: offset, anchor: anchor)) : nil
+            return moved
         }
-        mailboxes[from].messages = kept
-        mailboxes[to].messages.insert(contentsOf: moving, at: 0)
-        outcome.applied = moving.map(\.id)
-        outcome.missing = named.subtracting(outcome.applied)
+        mailboxes[from].removeMessages(at: offsets)
+        mailboxes[to].insert(moving, at: 0)
         return outcome
     }
 
@@ -133,16 +122,12 @@ public struct Library: Hashable, Sendable {
     @discardableResult
     public mutating func restore(_ ids: some Sequence<MessageID>) -> BulkOutcome {
         let trash = trashIndex
-        let named = IDSet(ids)
-        var returning: [Message] = []
-        var kept: [Message] = []
-        for message in mailboxes[trash].messages {
-            if named.contains(message.id) { returning.append(message) } else { kept.append(message) }
-        }
+        let (offsets, outcome) = mailboxes[trash].locate(ids)
+        let returning = offsets.map { mailboxes[trash].messages[$0] }
         let trashed = Dictionary(
-            (kept + returning).compactMap { message in message.origin.map { (message.id, $0) } },
+            mailboxes[trash].messages.compactMap { message in message.origin.map { (message.id, $0) } },
             uniquingKeysWith: { first, _ in first })
-        mailboxes[trash].messages = kept
+        mailboxes[trash].removeMessages(at: offsets)
         // Trash holds the latest delete on top, each delete in its old order, so walking it from
         // the top undoes the deletes from the latest back.
         for var message in returning {
@@ -150,10 +135,9 @@ public struct Library: Hashable, Sendable {
             message.origin = nil
             let target = mailboxes.firstIndex { $0.id == origin.mailbox && $0.id != .trash } ?? inboxIndex
             let offset = placeForRestoring(origin, in: mailboxes[target], trashed: trashed)
-            mailboxes[target].messages.insert(message, at: offset)
+            mailboxes[target].insert([message], at: offset)
         }
-        let applied = returning.map(\.id)
-        return BulkOutcome(applied: applied, missing: named.subtracting(applied))
+        return outcome
     }
 
     /// Right above the anchor, or above that one's anchor while anchors are themselves in Trash;
@@ -183,7 +167,7 @@ public struct Library: Hashable, Sendable {
     public mutating func emptyTrash() -> Int {
         let trash = trashIndex
         let count = mailboxes[trash].count
-        mailboxes[trash].messages = []
+        mailboxes[trash].removeAll()
         return count
     }
 

@@ -25,7 +25,11 @@ public struct BulkOutcome: Hashable, Sendable {
 public struct Mailbox: Hashable, Sendable {
     public let id: MailboxID
     public internal(set) var name: String
-    public internal(set) var messages: [Message]
+    public private(set) var messages: [Message]
+    /// Each message's position counted from the bottom, as the store counts them: finding a
+    /// message by id is a lookup, not a scan of the mailbox (a post names one message among
+    /// thousands), and a message put on top moves no other entry. Ids are unique in a mailbox.
+    private var positions: [MessageID: Int] = [:]
     private var nextID: Int64
 
     public init(id: MailboxID = .inbox, name: String = "Inbox", messages: [Message] = []) {
@@ -33,6 +37,8 @@ public struct Mailbox: Hashable, Sendable {
         self.name = name
         self.messages = messages
         self.nextID = (messages.map(\.id.rawValue).max() ?? 0) + 1
+        positions.reserveCapacity(messages.count)
+        reindex(above: messages.count)
     }
 
     public var isEmpty: Bool { messages.isEmpty }
@@ -41,11 +47,19 @@ public struct Mailbox: Hashable, Sendable {
     public var unreadCount: Int { messages.count { $0.isUnread } }
 
     public func message(_ id: MessageID) -> Message? {
-        messages.first { $0.id == id }
+        offset(of: id).map { messages[$0] }
     }
 
     public func offset(of id: MessageID) -> Int? {
-        messages.firstIndex { $0.id == id }
+        guard let position = positions[id] else { return nil }
+        let offset = messages.count - 1 - position
+        // Every change keeps the index in step (the tests check it against a scan); were it ever
+        // not, a scan answers rather than a wrong row or a trap.
+        guard messages.indices.contains(offset), messages[offset].id == id else {
+            assertionFailure("the index of \(self.id) is out of step at message \(id)")
+            return messages.firstIndex { $0.id == id }
+        }
+        return offset
     }
 
     /// Checks `draft` and puts the new, unread message on top.
@@ -55,7 +69,7 @@ public struct Mailbox: Hashable, Sendable {
     public mutating func add(_ draft: Draft, at time: Int64) throws(MailboxError) -> Message {
         let message = try Self.newMessage(draft, id: MessageID(nextID), at: time)
         nextID += 1
-        messages.insert(message, at: 0)
+        insert([message], at: 0)
         return message
     }
 
@@ -76,21 +90,25 @@ public struct Mailbox: Hashable, Sendable {
 
     /// SwiftUI's `onDelete`: offsets refer to the current order.
     public mutating func remove(atOffsets offsets: some Sequence<Int>) throws(MailboxError) {
+        let offsets = Array(offsets)
+        let removed = offsets.filter(messages.indices.contains).map { messages[$0].id }
         do { try messages.remove(atOffsets: offsets) } catch { throw .offset(error) }
+        reindex(above: (offsets.max() ?? -1) + 1, removing: removed)
     }
 
     /// SwiftUI's `onMove`: `destination` is an offset in the order before the move.
     public mutating func move(fromOffsets source: some Sequence<Int>, toOffset destination: Int) throws(MailboxError) {
+        let source = Array(source)
         do { try messages.move(fromOffsets: source, toOffset: destination) } catch { throw .offset(error) }
+        reindex(above: max((source.max() ?? -1) + 1, destination))
     }
 
     /// Deletes the named messages that still exist.
     @discardableResult
     public mutating func delete(_ ids: some Sequence<MessageID>) -> BulkOutcome {
-        let named = IDSet(ids)
-        let outcome = resolve(named)
-        if !outcome.applied.isEmpty { messages.removeAll { named.contains($0.id) } }
-        return outcome
+        let found = locate(ids)
+        removeMessages(at: found.offsets)
+        return found.outcome
     }
 
     /// Moves one message up (towards the top) or down by one place.
@@ -127,25 +145,74 @@ public struct Mailbox: Hashable, Sendable {
     }
 
     private mutating func update(_ ids: some Sequence<MessageID>, _ change: (inout Message) -> Void) -> BulkOutcome {
-        let named = IDSet(ids)
-        let outcome = resolve(named)
-        var left = outcome.applied.count
-        // Offsets found by `resolve` are not kept: the scan below stops at the last one.
-        for offset in messages.indices where left > 0 && named.contains(messages[offset].id) {
-            change(&messages[offset])
-            left -= 1
-        }
-        return outcome
+        let found = locate(ids)
+        for offset in found.offsets { change(&messages[offset]) }
+        return found.outcome
     }
 
-    /// The named messages that are here, in mailbox order, and those that are not.
-    private func resolve(_ named: IDSet) -> BulkOutcome {
-        var applied: [MessageID] = []
-        for message in messages where named.contains(message.id) {
-            applied.append(message.id)
-            if applied.count == named.count { break }
+    // MARK: Shared with the library
+
+    /// Where the named messages are, top first, and which of them are here (in mailbox order)
+    /// and which are not (ascending).
+    func locate(_ ids: some Sequence<MessageID>) -> (offsets: [Int], outcome: BulkOutcome) {
+        var offsets: [Int] = []
+        var missing: [MessageID] = []
+        for id in ids {
+            if let offset = offset(of: id) { offsets.append(offset) } else { missing.append(id) }
         }
-        return BulkOutcome(applied: applied, missing: named.subtracting(applied))
+        offsets = offsets.sortedWithoutDuplicates()
+        let outcome = BulkOutcome(applied: offsets.map { messages[$0].id }, missing: missing.sortedWithoutDuplicates())
+        return (offsets, outcome)
+    }
+
+    /// Puts `new` in order at `offset`, pushing the messages from there on down.
+    mutating func insert(_ new: [Message], at offset: Int) {
+        messages.insert(contentsOf: new, at: offset)
+        reindex(above: offset + new.count)
+    }
+
+    /// Takes out the messages at `offsets`, which are ascending and valid, keeping the rest in order.
+    mutating func removeMessages(at offsets: [Int]) {
+        guard let first = offsets.first, let last = offsets.last else { return }
+        let removed = offsets.map { messages[$0].id }
+        // In place, sliding the rest up: rebuilding the array would retain every message kept.
+        var skipped = 0
+        for offset in first..<messages.count {
+            if skipped < offsets.count && offsets[skipped] == offset {
+                skipped += 1
+            } else {
+                messages.swapAt(offset - skipped, offset)
+            }
+        }
+        messages.removeLast(offsets.count)
+        reindex(above: last + 1 - offsets.count, removing: removed)
+    }
+
+    /// Takes out every message.
+    mutating func removeAll() {
+        messages = []
+        positions = [:]
+    }
+
+    /// Forgets `removed`, then records again the positions of the messages above offset `end`,
+    /// after a change that left every message from there down where it was (counted from the
+    /// bottom), so a change costs what it moved rather than the whole mailbox.
+    private mutating func reindex(above end: Int, removing removed: [MessageID] = []) {
+        for id in removed { positions[id] = nil }
+        // From the bottom up, so that should an id appear twice, the upper one is found, as a scan would.
+        for offset in (0..<max(0, min(end, messages.count))).reversed() {
+            positions[messages[offset].id] = messages.count - 1 - offset
+        }
+    }
+}
+
+extension Array where Element: Comparable {
+    /// Ascending, each element once.
+    fileprivate func sortedWithoutDuplicates() -> [Element] {
+        guard count > 1 else { return self }
+        var result: [Element] = []
+        for element in sorted() where result.last != element { result.append(element) }
+        return result
     }
 }
 
