@@ -13,6 +13,9 @@ final class HTTPClient {
     private var buffer: [UInt8] = []
     /// Whatever must outlive this client, such as the in-process server it talks to.
     private let owner: AnyObject?
+    /// A receive buffer this small (SO_RCVBUF, set before connecting) makes the server's socket
+    /// take a big answer a piece at a time, as a slow reader does.
+    var receiveBufferBytes: Int32?
 
     init(port: Int, timeoutSeconds: Int = 5, keepingAlive owner: AnyObject? = nil) {
         self.port = port
@@ -155,6 +158,9 @@ final class HTTPClient {
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBufferBytes {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
