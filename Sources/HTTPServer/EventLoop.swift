@@ -23,6 +23,8 @@ final class EventLoop {
     /// Answers computed on worker threads, waiting to be written by this loop.
     let replies = Replies()
     private var wakeEvent: OpaquePointer?
+    private let housekeeping: Housekeeping?
+    private var housekeepingTimer: OpaquePointer?
     private(set) var isStopping = false
     private var dateSecond: Int64 = -1
     private var dateText = ""
@@ -30,7 +32,7 @@ final class EventLoop {
     /// Builds the loop on the calling thread, which must be the thread that runs it.
     init(
         socket: Int32, configuration: ServerConfiguration, handler: @escaping Handler,
-        errorPage: @escaping ErrorHandler, log: AccessLog
+        errorPage: @escaping ErrorHandler, log: AccessLog, housekeeping: Housekeeping? = nil
     ) throws(ServerError) {
         guard let base = event_base_new() else { throw ServerError(description: "event_base_new failed") }
         self.base = base
@@ -41,6 +43,7 @@ final class EventLoop {
             maxURLBytes: configuration.maxURLBytes, maxHeaderBytes: configuration.maxHeaderBytes,
             maxHeaderCount: configuration.maxHeaderCount, maxBodyBytes: configuration.maxBodyBytes)
         self.log = log
+        self.housekeeping = housekeeping
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         // Backlog 0: the socket is already listening.
@@ -58,6 +61,14 @@ final class EventLoop {
             Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().deliverReplies()
         }, context)
         replies.attach(wake: wakeEvent)
+        if let housekeeping {
+            housekeepingTimer = event_new(base, -1, Int16(EV_PERSIST), { _, _, context in
+                guard let context else { return }
+                Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().housekeeping?.task()
+            }, context)
+            var interval = timeval(tv_sec: housekeeping.intervalSeconds, tv_usec: 0)
+            if let housekeepingTimer { event_add(housekeepingTimer, &interval) }
+        }
         guard listener != nil, stopEvent != nil, wakeEvent != nil else {
             if let listener { evconnlistener_free(listener) } else { close(socket) }
             if let stopEvent { event_free(stopEvent) }
@@ -75,6 +86,7 @@ final class EventLoop {
         if let stopEvent { event_free(stopEvent) }
         if let wakeEvent { event_free(wakeEvent) }
         if let stopDeadline { event_free(stopDeadline) }
+        if let housekeepingTimer { event_free(housekeepingTimer) }
         event_base_free(base)
     }
 

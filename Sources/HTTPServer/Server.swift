@@ -11,6 +11,7 @@ public final class Server: Sendable {
     private let handler: Handler
     private let errorPage: ErrorHandler
     private let log: AccessLog
+    private let housekeeping: Housekeeping?
     private let state = Locked(State())
 
     private struct State {
@@ -21,8 +22,9 @@ public final class Server: Sendable {
 
     /// Binds the listening sockets at once, so a busy port is reported before anything runs.
     /// `errorPage` renders refusals such as 414 or 431; by default a plain page of the server's own.
+    /// `housekeeping` runs on the first loop, between its requests.
     public init(
-        configuration: ServerConfiguration, logRequests: Bool = true,
+        configuration: ServerConfiguration, logRequests: Bool = true, housekeeping: Housekeeping? = nil,
         errorPage: @escaping ErrorHandler = ErrorPage.response(for:), handler: @escaping Handler
     ) throws(ServerError) {
         guard LibeventThreads.enabled else { throw ServerError(description: "evthread_use_pthreads failed") }
@@ -34,6 +36,7 @@ public final class Server: Sendable {
         self.handler = handler
         self.errorPage = errorPage
         self.log = AccessLog(isEnabled: logRequests)
+        self.housekeeping = housekeeping
     }
 
     /// Starts every loop on its own thread and returns once all of them are ready.
@@ -41,9 +44,10 @@ public final class Server: Sendable {
         let ready = DispatchSemaphore(value: 0)
         let failures = Locked<[ServerError]>([])
         var threads: [pthread_t] = []
-        for socket in sockets {
+        for (index, socket) in sockets.enumerated() {
             let job = LoopJob(
                 socket: socket, configuration: configuration, handler: handler, errorPage: errorPage, log: log,
+                housekeeping: index == 0 ? housekeeping : nil,
                 onReady: { stopper in
                     self.state.withLock { $0.stoppers.append(stopper) }
                     ready.signal()
@@ -83,12 +87,13 @@ private final class LoopJob: @unchecked Sendable {
     let handler: Handler
     let errorPage: ErrorHandler
     let log: AccessLog
+    let housekeeping: Housekeeping?
     let onReady: @Sendable (LoopStopper) -> Void
     let onFailure: @Sendable (ServerError) -> Void
 
     init(
         socket: Int32, configuration: ServerConfiguration, handler: @escaping Handler,
-        errorPage: @escaping ErrorHandler, log: AccessLog,
+        errorPage: @escaping ErrorHandler, log: AccessLog, housekeeping: Housekeeping?,
         onReady: @escaping @Sendable (LoopStopper) -> Void, onFailure: @escaping @Sendable (ServerError) -> Void
     ) {
         self.socket = socket
@@ -96,6 +101,7 @@ private final class LoopJob: @unchecked Sendable {
         self.handler = handler
         self.errorPage = errorPage
         self.log = log
+        self.housekeeping = housekeeping
         self.onReady = onReady
         self.onFailure = onFailure
     }
@@ -104,7 +110,8 @@ private final class LoopJob: @unchecked Sendable {
         let loop: EventLoop
         do {
             loop = try EventLoop(
-                socket: socket, configuration: configuration, handler: handler, errorPage: errorPage, log: log)
+                socket: socket, configuration: configuration, handler: handler, errorPage: errorPage, log: log,
+                housekeeping: housekeeping)
         } catch {
             onFailure(error)
             return

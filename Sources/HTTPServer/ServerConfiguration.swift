@@ -15,11 +15,6 @@ public struct ServerConfiguration: Sendable {
     /// Seconds a connection may sit idle or trickle a request before it is closed.
     public var timeoutSeconds: Int
 
-    // libevent refuses anything past its own caps with a bare page of its own, so its caps sit
-    // well above ours and the handler answers the ordinary over-limit cases with a real page.
-    var libeventHeaderCap: Int { 4 * (maxURLBytes + maxHeaderBytes) }
-    var libeventBodyCap: Int { 4 * maxBodyBytes }
-
     public init(
         host: String = "127.0.0.1",
         port: Int = 8080,
@@ -44,4 +39,16 @@ public struct ServerConfiguration: Sendable {
 /// A server that could not start, with the reason a person needs to fix it.
 public struct ServerError: Error, CustomStringConvertible, Sendable {
     public let description: String
+}
+
+/// Work the server runs every so often on one of its loops, between requests: the process's own
+/// upkeep, such as handing unused memory back to the system.
+public struct Housekeeping: Sendable {
+    public let intervalSeconds: Int
+    public let task: @Sendable () -> Void
+
+    public init(everySeconds intervalSeconds: Int, _ task: @escaping @Sendable () -> Void) {
+        self.intervalSeconds = intervalSeconds
+        self.task = task
+    }
 }

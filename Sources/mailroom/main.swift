@@ -20,10 +20,9 @@ if options.showHelp {
     exit(0)
 }
 
-// Memory goes back to the system once a page is sent. By default glibc gives each thread that
-// allocates its own arena (up to 8 per core; the post workers alone are up to 64 threads) and
-// keeps what is freed in each: two arenas, and what is free handed back once a second.
-mallopt(M_ARENA_MAX, 2)
+// Memory goes back to the system (see Memory), with what is free handed back once a second by
+// the server's housekeeping below.
+Memory.limitArenas()
 
 // A client that hangs up mid-response must not kill the process.
 signal(SIGPIPE, SIG_IGN)
@@ -38,8 +37,6 @@ sigemptyset(&stopSignals)
 sigaddset(&stopSignals, SIGINT)
 sigaddset(&stopSignals, SIGTERM)
 pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
-// Started with the signals blocked, as every later thread is, so that only sigwait sees them.
-MemoryTrimmer.start()
 
 let store: Store
 var library: Library
@@ -90,6 +87,7 @@ let server: Server
 do {
     server = try Server(
         configuration: options.server, logRequests: options.logRequests,
+        housekeeping: Housekeeping(everySeconds: 1) { Memory.handBackUnused() },
         errorPage: app.response(for:), handler: app.respond(to:))
     try server.start()
 } catch {
