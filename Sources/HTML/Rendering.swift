@@ -21,48 +21,17 @@ extension Node {
         }
     }
 
-    /// The whole markup as bytes, in one buffer of about the right size from the start: a page
-    /// of thousands of cached rows is then copied once, not again at every doubling.
-    public var bytes: [UInt8] {
+    /// The whole markup as bytes.
+    public var bytes: [UInt8] { bytes(reservingCapacity: 16_384) }
+
+    /// The whole markup as bytes, in a buffer made `capacity` bytes large to begin with: a page
+    /// of thousands of cached rows, sized up front, is then copied once rather than again at
+    /// every doubling.
+    public func bytes(reservingCapacity capacity: Int) -> [UInt8] {
         var buffer: [UInt8] = []
-        buffer.reserveCapacity(estimatedSize + 1_024)
+        buffer.reserveCapacity(capacity)
         render(into: &buffer)
         return buffer
-    }
-
-    /// The size of the markup before escaping, which only makes text longer.
-    var estimatedSize: Int {
-        switch storage {
-        case .element(let name, let attributes, let children):
-            var size = 2 * name.utf8CodeUnitCount + 5 + Self.estimatedSize(of: attributes)
-            for child in children { size += child.estimatedSize }
-            return size
-        case .void(let name, let attributes):
-            return name.utf8CodeUnitCount + 2 + Self.estimatedSize(of: attributes)
-        case .text(let text):
-            return text.utf8.count
-        case .trusted(let markup):
-            return markup.utf8CodeUnitCount
-        case .rendered(let bytes):
-            return bytes.count
-        case .fragment(let nodes):
-            var size = 0
-            for node in nodes { size += node.estimatedSize }
-            return size
-        }
-    }
-
-    private static func estimatedSize(of attributes: [Attribute]) -> Int {
-        var size = 0
-        for attribute in attributes {
-            switch attribute.value {
-            case .omitted: continue
-            case .present: size += 1 + attribute.prefix.utf8CodeUnitCount + attribute.name.utf8CodeUnitCount
-            case .text(let value):
-                size += 4 + attribute.prefix.utf8CodeUnitCount + attribute.name.utf8CodeUnitCount + value.utf8.count
-            }
-        }
-        return size
     }
 
     /// The whole markup as a string, for tests and logs.

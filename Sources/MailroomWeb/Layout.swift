@@ -2,8 +2,12 @@ import HTML
 
 /// The document around every page: head, skip link and the stylesheet.
 enum Layout {
-    static func document(title pageTitle: String, bodyClass: String, @HTMLBuilder content: () -> Node) -> [UInt8] {
-        html(.lang("en")) {
+    /// `contentBytes` is asked once the content is built: how many bytes of it are known already
+    /// (a list's cached rows), so the page's buffer can be made large enough at once.
+    static func document(
+        title pageTitle: String, bodyClass: String, contentBytes: () -> Int = { 0 }, @HTMLBuilder content: () -> Node
+    ) -> [UInt8] {
+        let page = html(.lang("en")) {
             head {
                 meta(Attribute("charset", "utf-8"))
                 meta(.name("viewport"), .content("width=device-width, initial-scale=1"))
@@ -15,6 +19,7 @@ enum Layout {
                 a(.class("skip-link"), .href("#content")) { "Skip to content" }
                 content()
             }
-        }.bytes
+        }
+        return page.bytes(reservingCapacity: 16_384 + contentBytes())
     }
 }

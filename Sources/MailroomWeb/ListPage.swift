@@ -18,7 +18,10 @@ struct ListPage {
     private var selectedCount: Int { state.selection.count }
 
     func render() -> [UInt8] {
-        Layout.document(title: documentTitle, bodyClass: state.mode == .active ? "list-page editing" : "list-page") {
+        Layout.document(
+            title: documentTitle, bodyClass: state.mode == .active ? "list-page editing" : "list-page",
+            contentBytes: { rows.bytesServed }
+        ) {
             Sidebar(library: library, current: mailbox.id).body
             header(.class("bar")) {
                 div(.class("bar-title")) {

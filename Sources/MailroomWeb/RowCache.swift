@@ -66,6 +66,8 @@ final class RowCache: Sendable {
         private let known: [Key: Entry]
         fileprivate var fresh: [Key: Entry] = [:]
         let day: Int64
+        /// The bytes of every row handed out so far: most of a long list's page.
+        private(set) var bytesServed = 0
 
         fileprivate init(known: [Key: Entry], day: Int64) {
             self.known = known
@@ -76,10 +78,12 @@ final class RowCache: Sendable {
         func row(_ message: Message, _ variant: Variant, make: () -> Node) -> Node {
             let key = Key(id: message.id, variant: variant)
             if let entry = known[key], entry.day == day, entry.message == message {
+                bytesServed += entry.html.bytes.count
                 return .rendered(entry.html)
             }
             let html = RenderedHTML(make())
             fresh[key] = Entry(message: message, day: day, html: html)
+            bytesServed += html.bytes.count
             return .rendered(html)
         }
     }
