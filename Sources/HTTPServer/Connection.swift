@@ -244,11 +244,9 @@ final class Connection {
         guard socket >= 0 else { return 0 }
         return head.withUnsafeBytes { head in
             body.withUnsafeBytes { body in
-                var parts = [
-                    iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: head.count),
-                    iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count),
-                ]
-                return parts.withUnsafeMutableBufferPointer { parts in
+                withUnsafeTemporaryAllocation(of: iovec.self, capacity: 2) { parts in
+                    parts[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: head.count)
+                    parts[1] = iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count)
                     var message = msghdr()
                     message.msg_iov = parts.baseAddress
                     message.msg_iovlen = body.isEmpty ? 1 : 2
