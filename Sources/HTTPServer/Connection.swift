@@ -161,7 +161,7 @@ final class Connection {
                 input.removeFirst(consumed)
                 request.peer = peer
                 let echo = keepAlive && request.headers["Connection"]?.lowercased() == "keep-alive"
-                if request.method == .post {
+                if loop.mayWait(request) {
                     // A change waits for its commit: off the loop, so the loop serves others and
                     // changes from many connections can be committed together.
                     isAwaitingReply = true

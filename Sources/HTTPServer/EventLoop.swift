@@ -14,6 +14,8 @@ final class EventLoop {
     private var stopEvent: OpaquePointer?
     private var stopDeadline: OpaquePointer?
     let handler: Handler
+    /// Requests answered on a worker thread (see `Workers`), since they may wait on a commit.
+    let mayWait: WaitPredicate
     let errorPage: ErrorHandler
     let configuration: ServerConfiguration
     let limits: RequestLimits
@@ -32,11 +34,13 @@ final class EventLoop {
     /// Builds the loop on the calling thread, which must be the thread that runs it.
     init(
         socket: Int32, configuration: ServerConfiguration, handler: @escaping Handler,
+        mayWait: @escaping WaitPredicate = { $0.method == .post },
         errorPage: @escaping ErrorHandler, log: AccessLog, housekeeping: Housekeeping? = nil
     ) throws(ServerError) {
         guard let base = event_base_new() else { throw ServerError(description: "event_base_new failed") }
         self.base = base
         self.handler = handler
+        self.mayWait = mayWait
         self.errorPage = errorPage
         self.configuration = configuration
         self.limits = RequestLimits(

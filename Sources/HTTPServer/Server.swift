@@ -12,6 +12,7 @@ public final class Server: Sendable {
     private let errorPage: ErrorHandler
     private let log: AccessLog
     private let housekeeping: Housekeeping?
+    private let mayWait: WaitPredicate
     private let state = Locked(State())
 
     private struct State {
@@ -22,9 +23,11 @@ public final class Server: Sendable {
 
     /// Binds the listening sockets at once, so a busy port is reported before anything runs.
     /// `errorPage` renders refusals such as 414 or 431; by default a plain page of the server's own.
-    /// `housekeeping` runs on the first loop, between its requests.
+    /// `housekeeping` runs on the first loop, between its requests. Requests for which `mayWait`
+    /// holds (by default every POST) are answered on worker threads, never on a loop.
     public init(
         configuration: ServerConfiguration, logRequests: Bool = true, housekeeping: Housekeeping? = nil,
+        mayWait: @escaping WaitPredicate = { $0.method == .post },
         errorPage: @escaping ErrorHandler = ErrorPage.response(for:), handler: @escaping Handler
     ) throws(ServerError) {
         guard LibeventThreads.enabled else { throw ServerError(description: "evthread_use_pthreads failed") }
@@ -37,6 +40,7 @@ public final class Server: Sendable {
         self.errorPage = errorPage
         self.log = AccessLog(isEnabled: logRequests)
         self.housekeeping = housekeeping
+        self.mayWait = mayWait
     }
 
     /// Starts every loop on its own thread and returns once all of them are ready.
@@ -46,8 +50,8 @@ public final class Server: Sendable {
         var threads: [pthread_t] = []
         for (index, socket) in sockets.enumerated() {
             let job = LoopJob(
-                socket: socket, configuration: configuration, handler: handler, errorPage: errorPage, log: log,
-                housekeeping: index == 0 ? housekeeping : nil,
+                socket: socket, configuration: configuration, handler: handler, mayWait: mayWait, errorPage: errorPage,
+                log: log, housekeeping: index == 0 ? housekeeping : nil,
                 onReady: { stopper in
                     self.state.withLock { $0.stoppers.append(stopper) }
                     ready.signal()
@@ -85,6 +89,7 @@ private final class LoopJob: @unchecked Sendable {
     let socket: Int32
     let configuration: ServerConfiguration
     let handler: Handler
+    let mayWait: WaitPredicate
     let errorPage: ErrorHandler
     let log: AccessLog
     let housekeeping: Housekeeping?
@@ -92,13 +97,14 @@ private final class LoopJob: @unchecked Sendable {
     let onFailure: @Sendable (ServerError) -> Void
 
     init(
-        socket: Int32, configuration: ServerConfiguration, handler: @escaping Handler,
+        socket: Int32, configuration: ServerConfiguration, handler: @escaping Handler, mayWait: @escaping WaitPredicate,
         errorPage: @escaping ErrorHandler, log: AccessLog, housekeeping: Housekeeping?,
         onReady: @escaping @Sendable (LoopStopper) -> Void, onFailure: @escaping @Sendable (ServerError) -> Void
     ) {
         self.socket = socket
         self.configuration = configuration
         self.handler = handler
+        self.mayWait = mayWait
         self.errorPage = errorPage
         self.log = log
         self.housekeeping = housekeeping
@@ -110,8 +116,8 @@ private final class LoopJob: @unchecked Sendable {
         let loop: EventLoop
         do {
             loop = try EventLoop(
-                socket: socket, configuration: configuration, handler: handler, errorPage: errorPage, log: log,
-                housekeeping: housekeeping)
+                socket: socket, configuration: configuration, handler: handler, mayWait: mayWait, errorPage: errorPage,
+                log: log, housekeeping: housekeeping)
         } catch {
             onFailure(error)
             return

@@ -130,6 +130,12 @@ public final class MailroomApp: Sendable {
         }
     }
 
+    /// Whether answering `request` may store a change, and so wait for a commit: every POST, and
+    /// opening a message, which marks it read. A server answers these off its event loops.
+    public func mayStore(_ request: Request) -> Bool {
+        request.method == .post || (request.method == .get && request.path.hasPrefix("/messages/"))
+    }
+
     /// The page for a request refused before routing, such as one over the server's limits.
     public func response(for error: HTTPError) -> Response {
         var response = ErrorPages.response(for: error)

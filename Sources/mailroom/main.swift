@@ -87,7 +87,7 @@ let server: Server
 do {
     server = try Server(
         configuration: options.server, logRequests: options.logRequests,
-        housekeeping: Housekeeping(everySeconds: 1) { Memory.handBackUnused() },
+        housekeeping: Housekeeping(everySeconds: 1) { Memory.handBackUnused() }, mayWait: app.mayStore(_:),
         errorPage: app.response(for:), handler: app.respond(to:))
     try server.start()
 } catch {

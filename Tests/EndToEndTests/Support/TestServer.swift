@@ -29,12 +29,13 @@ final class TestServer {
         try self.init(library: Library(inbox: mailbox))
     }
 
-    /// A server over a whole library, whose every change goes through `save` before it is shown.
-    init(library: Library, save: @escaping SaveChanges = { _ in }) throws {
+    /// A server over a whole library, whose every change goes through `save` before it is shown,
+    /// with `threads` event loops.
+    init(library: Library, threads: Int = 2, save: @escaping SaveChanges = { _ in }) throws {
         let app = MailroomApp(library: library, publicFolder: PackageLocation.publicFolder, now: { TestServer.now }, security: .off, save: save)
         let server = try Server(
-            configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: 2),
-            logRequests: false, handler: app.respond(to:))
+            configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: threads),
+            logRequests: false, mayWait: app.mayStore(_:), handler: app.respond(to:))
         try server.start()
         self.app = app
         self.server = server
