@@ -17,14 +17,14 @@ public struct ListState: Hashable, Sendable {
     /// for a row that is gone closes, and an empty mailbox cannot be edited.
     public func reconciled(with mailbox: Mailbox) -> ListState {
         if mailbox.isEmpty { return .inactive }
-        let existing = Set(mailbox.ids)
+        // Looked up by id (the mailbox keeps an index), not by a set of every id it holds.
         switch mode {
         case .inactive:
             return self
         case .transient(let id):
-            return existing.contains(id) ? self : .inactive
+            return mailbox.offset(of: id) != nil ? self : .inactive
         case .active:
-            return ListState(mode: .active, selection: selection.intersection(existing))
+            return ListState(mode: .active, selection: selection.filter { mailbox.offset(of: $0) != nil })
         }
     }
 
