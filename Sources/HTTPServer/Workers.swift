@@ -14,23 +14,16 @@ final class Workers: Sendable {
     static let shared = Workers(limit: 64)
 
     private struct State {
+        /// Jobs not yet taken, oldest first: no more than the posts in flight beyond `limit`.
         var jobs: [@Sendable () -> Void] = []
-        var next = 0
         var threads = 0
         /// Threads waiting for a job, or about to.
         var waiting = 0
 
-        var queued: Int { jobs.count - next }
+        var queued: Int { jobs.count }
 
         mutating func take() -> (@Sendable () -> Void)? {
-            guard next < jobs.count else { return nil }
-            let job = jobs[next]
-            next += 1
-            if next == jobs.count {
-                jobs.removeAll(keepingCapacity: true)
-                next = 0
-            }
-            return job
+            jobs.isEmpty ? nil : jobs.removeFirst()
         }
     }
 
