@@ -36,10 +36,12 @@ let package = Package(
         // `make bench`: figures for page rendering and durable saves, printed as a table.
         .executableTarget(name: "mailroom-bench", dependencies: ["MailroomWeb", "MailroomStore", "MailroomCore", "HTTP"]),
 
-        .testTarget(name: "MailroomCoreTests", dependencies: ["MailroomCore"]),
+        // What several test targets share: a seeded random generator.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "MailroomCoreTests", dependencies: ["MailroomCore", "TestSupport"]),
         .testTarget(name: "HTMLTests", dependencies: ["HTML"]),
-        .testTarget(name: "MailroomStoreTests", dependencies: ["MailroomStore", "MailroomCore"]),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
+        .testTarget(name: "MailroomStoreTests", dependencies: ["MailroomStore", "MailroomCore", "TestSupport"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
         .testTarget(name: "MailroomWebTests", dependencies: ["MailroomWeb", "MailroomCore", "HTTP"]),
         .testTarget(
             name: "HostileRequestTests",
@@ -47,7 +49,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MailroomWeb", "MailroomCore", "MailroomStore", "HTTPServer", "HTTP"]
+            dependencies: ["MailroomWeb", "MailroomCore", "MailroomStore", "HTTPServer", "HTTP", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import Glibc
 import MailroomCore
 import Testing
+import TestSupport
 
 /// DESIGN.md §3 and §5: posts from many clients at once (one event loop per core) are applied one
 /// at a time under one lock: none is lost, none is applied twice, and each is answered 303.

@@ -3,6 +3,7 @@ import Glibc
 import MailroomStore
 import Synchronization
 import Testing
+import TestSupport
 
 /// DESIGN.md §3: "Every change is committed before its response is sent; an acknowledged change
 /// survives `kill -9`." A client posts as fast as it can while the real program is killed with

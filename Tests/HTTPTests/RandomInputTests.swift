@@ -1,21 +1,10 @@
 import HTTP
+import TestSupport
 import Testing
 
 /// The fuzz targets, run on a fixed-seed stream of random and near-valid inputs inside `make test`.
 /// `make fuzz` runs the same targets under libFuzzer for as long as you like.
 @Suite struct RandomInputTests {
-    /// SplitMix64: small, fast and the same on every machine.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Bytes that matter to the parsers, so random inputs hit their edges often.
     static let alphabet: [UInt8] = Array("%+=&/.\\?#;:0123456789abcdefABCDEF xyzGETPOST HTTP/1.1\r\n".utf8)
         + [0, 0x7F, 0x80, 0xC3, 0xA9, 0xE2, 0xFF]
@@ -28,7 +17,7 @@ import Testing
     ].map { Array($0.utf8) }
 
     @Test func theRequestParserSurvivesMutatedRequests() {
-        var random = Seeded(state: 7)
+        var random = SeededGenerator(seed: 7)
         var inputs = 0
         for _ in 0..<100_000 {
             var bytes = Self.requestSeeds[Int.random(in: 0..<Self.requestSeeds.count, using: &random)]
@@ -47,7 +36,7 @@ import Testing
     }
 
     @Test func theParsersSurviveAHundredThousandSeededInputs() {
-        var random = Seeded(state: 20_261_129)
+        var random = SeededGenerator(seed: 20_261_129)
         var inputs = 0
         for _ in 0..<100_000 {
             let length = Int.random(in: 0...40, using: &random)

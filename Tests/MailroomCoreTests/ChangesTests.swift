@@ -1,5 +1,6 @@
 import MailroomCore
 import Testing
+import TestSupport
 
 /// The rows a store keeps, as plain dictionaries: what `Changes` is applied to.
 struct RowModel: Equatable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import MailroomCore
 import Testing
+import TestSupport
 
 // MARK: - Helpers shared by LibraryTests and ChangesTests
 
@@ -56,39 +57,6 @@ func storedRows(of library: Library) -> [MessageID: StoredMessage] {
     return rows
 }
 
-/// SplitMix64: a tiny generator whose sequence depends on the seed alone, on every platform and
-/// Swift version (the standard library's `random(in:using:)` makes no such promise, so draw with
-/// `below(_:)` instead).
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in `0..<bound`; `bound` must be positive.
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-
-    mutating func chance(_ numerator: Int, in denominator: Int) -> Bool { below(denominator) < numerator }
-
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-
-    /// A random subset of `items`, keeping their order.
-    mutating func subset<T>(of items: [T]) -> [T] { items.filter { _ in chance(1, in: 2) } }
-
-    /// A random non-empty subset when `items` is non-empty.
-    mutating func nonEmptySubset<T>(of items: [T]) -> [T] {
-        guard !items.isEmpty else { return [] }
-        let chosen = subset(of: items)
-        return chosen.isEmpty ? [pick(items)] : chosen
-    }
-}
 
 /// The members of `items` picked by the bits of `mask`, in order.
 func pickBits<T>(_ mask: Int, of items: [T]) -> [T] {

@@ -1,5 +1,6 @@
 import MailroomCore
 import Testing
+import TestSupport
 
 // Finding a message by id goes through an index kept beside each mailbox's messages; these
 // tests compare every answer with a plain scan of the rows after each of many random commands.

@@ -1,4 +1,5 @@
 import MailroomCore
+import TestSupport
 
 /// Runs random, valid commands on a library, the kinds people run through the pages.
 struct CommandScript {
