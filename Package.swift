@@ -31,7 +31,7 @@ let package = Package(
         // SQLite persistence: the only importer of CSQLite.
         .target(name: "MailroomStore", dependencies: ["MailroomCore", "CSQLite"]),
         // Routes, forms and pages: a pure (Request) -> Response function.
-        .target(name: "MailroomWeb", dependencies: ["MailroomCore", "HTML", "HTTP"]),
+        .target(name: "MailroomWeb", dependencies: ["MailroomCore", "MailroomStore", "HTML", "HTTP"]),
         .executableTarget(name: "mailroom", dependencies: ["MailroomWeb", "MailroomStore", "HTTPServer", "HTTP", "CMalloc"]),
         // `make bench`: figures for page rendering and durable saves, printed as a table.
         .executableTarget(name: "mailroom-bench", dependencies: ["MailroomWeb", "MailroomStore", "MailroomCore", "HTTP"]),
@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "HTMLTests", dependencies: ["HTML"]),
         .testTarget(name: "MailroomStoreTests", dependencies: ["MailroomStore", "MailroomCore", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
-        .testTarget(name: "MailroomWebTests", dependencies: ["MailroomWeb", "MailroomCore", "HTTP"]),
+        .testTarget(name: "MailroomWebTests", dependencies: ["MailroomWeb", "MailroomCore", "MailroomStore", "HTTP"]),
         .testTarget(
             name: "HostileRequestTests",
             dependencies: ["MailroomWeb", "MailroomCore", "HTTPServer", "HTTP"]

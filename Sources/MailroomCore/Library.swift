@@ -218,12 +218,20 @@ public struct Library: Hashable, Sendable {
     }
 
     private func checkedName(_ name: String, renaming id: MailboxID?) throws(LibraryError) -> String {
+        try Self.checkedName(name, renaming: id, among: mailboxes.map { ($0.id, $0.name) })
+    }
+
+    /// `name` trimmed, when it may name a mailbox beside `existing` (`renaming` is the mailbox
+    /// being renamed, whose own name does not count as taken).
+    public static func checkedName(
+        _ name: String, renaming id: MailboxID?, among existing: [(id: MailboxID, name: String)]
+    ) throws(LibraryError) -> String {
         let trimmed = name.trimmed
         guard !trimmed.isEmpty else { throw .invalidName("A mailbox needs a name.") }
         guard trimmed.count <= Self.maximumNameLength else {
             throw .invalidName("Mailbox names are at most \(Self.maximumNameLength) characters.")
         }
-        let taken = mailboxes.contains { $0.id != id && $0.name.lowercased() == trimmed.lowercased() }
+        let taken = existing.contains { $0.id != id && $0.name.lowercased() == trimmed.lowercased() }
         guard !taken else { throw .invalidName("There is already a mailbox called “\(trimmed)”.") }
         return trimmed
     }

@@ -19,6 +19,11 @@ public struct BulkOutcome: Hashable, Sendable {
     public var applied: [MessageID]
     /// The named messages that no longer exist.
     public var missing: [MessageID]
+
+    public init(applied: [MessageID], missing: [MessageID]) {
+        self.applied = applied
+        self.missing = missing
+    }
 }
 
 /// A named, ordered list of messages, newest on top unless someone moved them.

@@ -4,6 +4,11 @@ public struct OffsetError: Error, Hashable, Sendable {
     /// Empty when no offset at all was valid, as in an empty list.
     public let validRange: Range<Int>
 
+    public init(offset: Int, validRange: Range<Int>) {
+        self.offset = offset
+        self.validRange = validRange
+    }
+
     public var message: String {
         guard let last = validRange.last else { return "Offset \(offset) is out of range: the list is empty." }
         return "Offset \(offset) is out of range \(validRange.lowerBound)...\(last)."

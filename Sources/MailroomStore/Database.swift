@@ -9,6 +9,8 @@ import Glibc
 final class Database {
     private let handle: OpaquePointer
     let path: String
+    /// Statements compiled once per connection and reused, by their SQL.
+    private var compiled: [String: Statement] = [:]
 
     /// Opens (or creates) the file at `path`; reading it may still fail later, as with a file
     /// that is not a database.
@@ -60,6 +62,25 @@ final class Database {
         return Statement(handle: statement, database: self, sql: sql)
     }
 
+    /// A statement compiled on first use and kept for the life of the connection.
+    func cached(_ sql: String) throws(StoreError) -> Statement {
+        if let statement = compiled[sql] { return statement }
+        let statement = try prepare(sql, persistent: true)
+        compiled[sql] = statement
+        return statement
+    }
+
+    /// Rows changed since the connection opened, triggers included.
+    var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Forgets the compiled statements, so the connection can close.
+    func forgetStatements() {
+        compiled = [:]
+    }
+
     /// Runs `body` in one write transaction: all of it is committed, or none of it.
     func transaction<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
         try execute("BEGIN IMMEDIATE")
@@ -97,15 +118,11 @@ final class Database {
         try execute("PRAGMA user_version = \(version)")
     }
 
-    /// Takes the file's lock for as long as this connection lives, failing at once when another
-    /// connection (in this process or another) holds it.
-    func lockExclusively() throws(StoreError) {
+    /// Checks that the file is a database this connection can write, turning SQLite's codes into
+    /// sentences a person can act on.
+    func checkWritable() throws(StoreError) {
         do throws(StoreError) {
-            // Zero: a second Mailroom should fail at start, not wait.
-            try check(sqlite3_busy_timeout(handle, 0), sql: nil)
-            try execute("PRAGMA locking_mode = EXCLUSIVE")
-            // In EXCLUSIVE locking mode a write transaction's lock is kept after COMMIT.
-            try execute("BEGIN EXCLUSIVE; COMMIT")
+            try execute("BEGIN IMMEDIATE; COMMIT")
         } catch {
             guard case .sqlite(let code, _, _) = error else { throw error }
             switch code & 0xFF {
@@ -117,6 +134,11 @@ final class Database {
             default: throw error
             }
         }
+    }
+
+    /// How long a statement waits for another connection's lock before failing with SQLITE_BUSY.
+    func setBusyTimeout(milliseconds: Int32) throws(StoreError) {
+        try check(sqlite3_busy_timeout(handle, milliseconds), sql: nil)
     }
 
     /// Why the last call failed, in the operating system's words when it gave any.

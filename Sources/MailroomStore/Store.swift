@@ -1,15 +1,26 @@
 import MailroomCore
+import Synchronization
 
-/// Mailroom's SQLite file: the whole `Library` is read once at start, and each command's
-/// `Changes` is committed durably before the command's response is sent.
+/// Mailroom's SQLite file. Changes go through one writer connection, in transactions
+/// (`write`); pages are read on other connections (`read`), which never wait for a write:
+/// in WAL mode each read sees the last commit.
 ///
-/// `@unchecked Sendable` because callers serialize access: the web app calls it under its own
-/// single lock, and the connection itself is opened without SQLite's mutex.
+/// `@unchecked Sendable`: the writer is used under its own lock, and each reader connection by
+/// one thread at a time (taken from the pool and given back).
 public final class Store: @unchecked Sendable {
     public let path: String
     /// True when this open created the file's tables: a brand-new database.
     public let isNew: Bool
-    private var connection: (database: Database, writer: ChangeWriter)?
+    /// The schema version the file had before this open brought it up to date, when it did.
+    public let migratedFrom: Int32?
+    private var lock: FileLock?
+    // The connections live outside the locks (a Mutex holds only Sendable values); each lock
+    // guards the property named after it.
+    private var writer: Database?
+    private let writerLock = Lock()
+    private var readers: [Database] = []
+    private let readersLock = Lock()
+    private let isOpen = Atomic<Bool>(true)
 
     /// Opens or creates the file, takes its lock for as long as this store is open, and brings
     /// its schema up to date.
@@ -17,70 +28,146 @@ public final class Store: @unchecked Sendable {
     /// Fails at once, with `.locked`, when another Mailroom has the file open.
     public init(path: String) throws(StoreError) {
         self.path = path
+        lock = try FileLock(path: path)
         let database = try Database(path: path)
-        try database.lockExclusively()
+        try database.setBusyTimeout(milliseconds: 5_000)
+        try database.checkWritable()
         // Checked before anything is written, so a newer Mailroom's file is left exactly as it was.
         let pending = try Schema.pendingMigrations(in: database)
         isNew = pending.first?.version == 1
+        migratedFrom = pending.isEmpty || isNew ? nil : (pending.first?.version).map { $0 - 1 }
         try database.execute("PRAGMA journal_mode = WAL")
         // FULL syncs the log at every commit: a committed change survives power loss.
         try database.execute("PRAGMA synchronous = FULL")
         try database.execute("PRAGMA foreign_keys = ON")
         try Schema.apply(pending, to: database)
-        connection = (database, try ChangeWriter(database: database))
+        writer = database
     }
 
-    /// Every mailbox and message in the file.
-    public func load() throws(StoreError) -> Library {
-        try LibraryReader.read(from: try connected().database)
+    /// The schema version this build writes.
+    public static var schemaVersion: Int32 { Schema.currentVersion }
+
+    /// Runs `body` in one durable write transaction, which makes a new revision: all of it is
+    /// committed, or (when it throws) none.
+    public func write<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
+        try writerLock.withLock { () throws -> Result in
+            guard let database = writer else { throw StoreError.closed }
+            return try database.transaction { () throws(StoreError) -> Result in
+                let transaction = Transaction(database: database, stamp: try Reader(database: database).revision() + 1)
+                let before = database.totalChanges
+                let result: Result
+                do {
+                    result = try body(transaction)
+                } catch let error as StoreError {
+                    throw error
+                } catch {
+                    throw .failed(String(describing: error))
+                }
+                // A transaction that changed nothing makes no new revision, so pages stay cached.
+                if database.totalChanges != before {
+                    try transaction.run("UPDATE counters SET value = ? WHERE name = 'revision'", [.integer(transaction.stamp)])
+                }
+                return result
+            }
+        }
+    }
+
+    /// Runs `body` on a reader connection inside one read transaction: what it reads is one
+    /// commit's state, whatever the writer does meanwhile.
+    public func read<Result>(_ body: (Reader) throws(StoreError) -> Result) throws(StoreError) -> Result {
+        guard isOpen.load(ordering: .acquiring) else { throw .closed }
+        let database = try takeReader()
+        defer { readersLock.withLock { readers.append(database) } }
+        try database.execute("BEGIN")
+        defer { try? database.execute("COMMIT") }
+        return try body(Reader(database: database))
+    }
+
+    private func takeReader() throws(StoreError) -> Database {
+        if let pooled = readersLock.withLock({ readers.popLast() }) { return pooled }
+        let database = try Database(path: path)
+        try database.setBusyTimeout(milliseconds: 5_000)
+        return database
+    }
+
+    /// The whole file as the in-memory model (reads every row: for tests and small files).
+    public func library() throws(StoreError) -> Library {
+        try read { reader throws(StoreError) in
+            let summaries = try reader.mailboxes()
+            var mailboxes: [Mailbox] = []
+            for summary in summaries {
+                mailboxes.append(Mailbox(id: summary.id, name: summary.name, messages: try reader.allMessages(of: summary.id)))
+            }
+            let next = try reader.count("SELECT value FROM counters WHERE name = ?", [.text(Counter.nextMessageID)])
+            let nextMailbox = try reader.count("SELECT value FROM counters WHERE name = ?", [.text(Counter.nextMailboxID)])
+            return Library(mailboxes: mailboxes, nextMessageID: Int64(next), nextMailboxID: Int64(nextMailbox))
+        }
     }
 
     /// The setting `name`, made by `make` and stored the first time it is asked for.
     public func setting(_ name: String, orMake make: () -> String) throws(StoreError) -> String {
-        let database = try connected().database
-        let read = try database.prepare("SELECT value FROM settings WHERE name = ?")
-        try read.bind([.text(name)])
-        if try read.step() { return try read.text(at: 0) }
+        if let value = try read({ reader throws(StoreError) in try reader.setting(name) }) { return value }
         let value = make()
-        try database.transaction { () throws(StoreError) in
-            try database.prepare("INSERT INTO settings (name, value) VALUES (?, ?)").run([.text(name), .text(value)])
+        do {
+            try write { transaction in
+                try transaction.run("INSERT INTO settings (name, value) VALUES (?, ?)", [.text(name), .text(value)])
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .failed(String(describing: error))
         }
         return value
     }
 
-    /// Writes `changes` in one transaction: all of them are committed, or none.
-    public func save(_ changes: Changes) throws(StoreError) {
-        try connected().writer.write(changes)
-    }
-
     /// SQLite's own check of the file and of its foreign keys: "ok", or one line per problem.
     public func integrityCheck() throws(StoreError) -> String {
-        let database = try connected().database
-        var problems: [String] = []
-        let integrity = try database.prepare("PRAGMA integrity_check")
-        while try integrity.step() {
-            let line = try integrity.text(at: 0)
-            if line != "ok" { problems.append(line) }
+        try read { reader throws(StoreError) in
+            var problems: [String] = []
+            let integrity = try reader.database.prepare("PRAGMA integrity_check")
+            while try integrity.step() {
+                let line = try integrity.text(at: 0)
+                if line != "ok" { problems.append(line) }
+            }
+            let foreignKeys = try reader.database.prepare("PRAGMA foreign_key_check")
+            while try foreignKeys.step() {
+                let row = try foreignKeys.optionalInteger(at: 1).map(String.init) ?? "?"
+                problems.append("row \(row) of \(try foreignKeys.text(at: 0)) refers to a missing \(try foreignKeys.text(at: 2))")
+            }
+            return problems.isEmpty ? "ok" : problems.joined(separator: "\n")
         }
-        let foreignKeys = try database.prepare("PRAGMA foreign_key_check")
-        while try foreignKeys.step() {
-            let row = try foreignKeys.optionalInteger(at: 1).map(String.init) ?? "?"
-            problems.append("row \(row) of \(try foreignKeys.text(at: 0)) refers to a missing \(try foreignKeys.text(at: 2))")
-        }
-        return problems.isEmpty ? "ok" : problems.joined(separator: "\n")
     }
 
     /// Closes the file and gives up its lock; later calls throw `.closed`.
     public func close() {
-        // The writer's statements and the database go together, so nothing keeps the file open.
-        connection = nil
+        isOpen.store(false, ordering: .releasing)
+        readersLock.withLock {
+            for database in readers { database.forgetStatements() }
+            readers = []
+        }
+        writerLock.withLock {
+            writer?.forgetStatements()
+            writer = nil
+        }
+        lock = nil
     }
 
-    /// The open connection, for tests that look at SQLite's settings.
-    var openDatabase: Database? { connection?.database }
+    /// The writer connection, for tests that look at SQLite's settings.
+    var openDatabase: Database? { writerLock.withLock { writer } }
+}
 
-    private func connected() throws(StoreError) -> (database: Database, writer: ChangeWriter) {
-        guard let connection else { throw .closed }
-        return connection
+extension Reader {
+    func setting(_ name: String) throws(StoreError) -> String? {
+        let statement = try database.cached("SELECT value FROM settings WHERE name = ?")
+        try statement.bind([.text(name)])
+        defer { statement.reset() }
+        return try statement.step() ? try statement.text(at: 0) : nil
     }
+}
+
+/// The names of the rows in `counters`.
+enum Counter {
+    static let nextMessageID = "next_message_id"
+    static let nextMailboxID = "next_mailbox_id"
+    static let nextDeletion = "next_deletion"
 }

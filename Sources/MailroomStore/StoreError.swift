@@ -1,3 +1,5 @@
+import MailroomCore
+
 /// What can go wrong with Mailroom's database file.
 public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A statement failed. `code` is SQLite's (extended) result code and `sql` the statement's
@@ -12,6 +14,11 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidData(String)
     /// The store was used after `close()`.
     case closed
+    /// The change was refused as the model refuses it (an unknown message, a bad name...):
+    /// nothing was written.
+    case refused(LibraryError)
+    /// A command inside a write failed with an error of its own, described here.
+    case failed(String)
 
     public var description: String {
         switch self {
@@ -30,6 +37,10 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             "The data in the database file is invalid: \(reason)"
         case .closed:
             "The database is already closed."
+        case .refused(let error):
+            error.message
+        case .failed(let reason):
+            reason
         }
     }
 }

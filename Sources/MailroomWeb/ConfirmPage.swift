@@ -3,7 +3,7 @@ import MailroomCore
 
 /// A page of its own that asks before something is destroyed or removed.
 struct ConfirmPage {
-    let library: Library
+    let mailboxes: [MailboxSummary]
     let heading: String
     let explanation: String
     let action: String
@@ -13,7 +13,7 @@ struct ConfirmPage {
 
     func render() -> [UInt8] {
         Layout.document(title: "\(heading) — Mailroom", bodyClass: "confirm-page") {
-            Sidebar(library: library, current: nil).body
+            Sidebar(mailboxes: mailboxes, current: nil).body
             header(.class("bar")) { div(.class("bar-title")) { h1 { heading } } }
             main(.id("content")) {
                 div(.class("confirmation")) {

@@ -17,6 +17,17 @@ enum Formatting {
         return date.tm_year == today.tm_year ? day : "\(day), \(date.tm_year + 1900)"
     }
 
+    /// "123,456": a count with thousands separated.
+    static func count(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var grouped = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { grouped.append(",") }
+            grouped.append(digit)
+        }
+        return value < 0 ? "-" + grouped : grouped
+    }
+
     /// "Nov 28, 2026 at 14:05 UTC", for the message page.
     static func longDate(_ seconds: Int64) -> String {
         let date = parts(seconds)

@@ -1,32 +1,32 @@
 import Dispatch
 import HTTP
 import MailroomCore
+import MailroomStore
 import Synchronization
 
 /// Commits the changes of many requests together: one transaction and one sync for a batch.
 ///
 /// Each request queues its command and waits. The first to find no batch in progress leads:
-/// it applies everything queued, one command after another, to a copy of the library, saves
-/// the rows that changed in one transaction, makes the copy current, and wakes the others; it
-/// goes on leading while commands keep arriving. Every answer is sent only after its batch is
+/// it runs everything queued, one command after another, in one transaction (each command in
+/// a savepoint of its own), commits, and wakes the others; it goes on leading while commands
+/// keep arriving. Every answer is sent only after its batch is
 /// durable, and a command that fails leaves no trace in the batch.
 final class GroupCommit: Sendable {
     /// One queued command. Its closure is run by the leader while the submitting thread waits,
     /// and let go of before that thread is woken, so it never outlives the call that made it.
     final class Entry: @unchecked Sendable {
-        private var command: ((inout Library) -> Bool)?
+        private var command: ((Transaction) -> Bool)?
         let done = DispatchSemaphore(value: 0)
         /// Set when the batch could not be saved: the command's change was not kept.
         var saveFailure: HTTPError?
 
-        init(command: @escaping (inout Library) -> Bool) {
+        init(command: @escaping (Transaction) -> Bool) {
             self.command = command
         }
 
-        /// Runs the command: true if it succeeded. The leader may run it again on a fresh copy
-        /// when a later command in the batch fails (see `MailroomApp.replay`).
-        func apply(to library: inout Library) -> Bool {
-            command?(&library) ?? false
+        /// Runs the command inside the batch's transaction: true if it succeeded.
+        func apply(to transaction: Transaction) -> Bool {
+            command?(transaction) ?? false
         }
 
         /// Lets go of the command once its batch is done.

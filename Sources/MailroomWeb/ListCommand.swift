@@ -1,5 +1,6 @@
 import HTTP
 import MailroomCore
+import MailroomStore
 
 /// One press of a button on a list page (or the same fields posted by a script).
 enum ListCommand {
@@ -14,6 +15,8 @@ enum ListCommand {
     case delete(MessageID)
     case restore(MessageID)
     case undo([MessageID])
+    /// Undo of a delete too big to name its ids in a URL: everything that delete put in Trash.
+    case undoBatch(Int64)
     case moveStep(MessageID, MoveStep)
     /// SwiftUI's onMove for scripts: ids in their current places, moved to an offset.
     case move([MessageID], toOffset: Int)
@@ -54,6 +57,11 @@ enum ListCommand {
                 throw HTTPError(.badRequest, "Move to… needs a mailbox in “target”.")
             }
             self = .removeSelected(.move(to: target))
+        case "undo" where form["batch"] != nil:
+            guard let text = form["batch"], let batch = Int64(text) else {
+                throw HTTPError(.badRequest, "Undo needs a whole number in “batch”.")
+            }
+            self = .undoBatch(batch)
         case "undo":
             let ids = try Self.ids(form, "id")
             guard !ids.isEmpty else { throw HTTPError(.badRequest, "Undo needs the ids to put back in “id”.") }
@@ -77,73 +85,130 @@ enum ListCommand {
     }
 
     /// Applies the command to mailbox `box` and returns the state its page should show next.
-    func apply(to library: inout Library, in box: MailboxID, state posted: ListState) throws(HTTPError) -> (ListState, Notice?) {
-        guard let mailbox = library[box] else { throw HTTPError(.notFound, "There is no mailbox “\(box)”.") }
-        let state = posted.reconciled(with: mailbox)
-        // Bulk actions name exactly the ticks the person saw, so the ones gone meanwhile are counted.
-        let ticked = posted.selection
+    /// `pageSize` says which rows the posted page showed, for Select All.
+    func apply(
+        to transaction: Transaction, in box: MailboxID, state posted: ListState, pageSize: Int
+    ) throws(HTTPError) -> (ListState, Notice?) {
+        let state = try Self.reconciled(posted, in: box, transaction)
+        // Bulk actions name exactly the ticks the person saw (or all that the page counted),
+        // so the ones gone meanwhile are counted.
+        let ticked = try Self.targets(of: posted, in: box, transaction)
         switch self {
         case .update:
             return (state, nil)
         case .edit:
-            return (state.editing(mailbox), nil)
+            let count = try Self.reading { () throws(StoreError) in try Self.count(of: box, transaction) }
+            return (state.editing(isEmpty: count == 0), nil)
         case .done, .cancel:
             return (state.done, nil)
         case .confirmDelete(let id):
-            guard mailbox.message(id) != nil else { return (state, Notice(.gone)) }
+            guard try Self.reading({ () throws(StoreError) in try transaction.mailbox(of: id) }) == box else {
+                return (state, Notice(.gone))
+            }
             return (state.confirmingDelete(of: id), nil)
         case .selectAll:
-            return (state.selecting(mailbox.ids), nil)
+            let page = try Self.reading { () throws(StoreError) in
+                try transaction.page(of: box, from: state.place, limit: pageSize)
+            }
+            return (state.selecting(page.rows.map(\.id)), nil)
         case .deselectAll:
             return (state.deselectingAll, nil)
         case .removeSelected(let removal):
             guard !ticked.isEmpty else { return (state, Notice(.nothingSelected)) }
-            let notice = try removal.apply(to: ticked, from: box, in: &library)
-            return (state.reconciled(with: library[box] ?? Mailbox()), notice)
+            let notice = try removal.apply(to: ticked, from: box, in: transaction)
+            return (try Self.reconciled(state.selecting([]), in: box, transaction), notice)
         case .markRead, .markUnread, .flag, .unflag:
             guard !ticked.isEmpty else { return (state, Notice(.nothingSelected)) }
-            let (outcome, kind) = try checked { () throws(LibraryError) in
-                try library.update(box) { mailbox -> (BulkOutcome, Notice.Kind) in
-                    switch self {
-                    case .markRead: (mailbox.setUnread(false, for: ticked), .markedRead)
-                    case .markUnread: (mailbox.setUnread(true, for: ticked), .markedUnread)
-                    case .flag: (mailbox.setFlagged(true, for: ticked), .flagged)
-                    default: (mailbox.setFlagged(false, for: ticked), .unflagged)
-                    }
+            let (outcome, kind) = try Self.reading { () throws(StoreError) -> (BulkOutcome, Notice.Kind) in
+                switch self {
+                case .markRead: (try transaction.setUnread(false, for: ticked, in: box), .markedRead)
+                case .markUnread: (try transaction.setUnread(true, for: ticked, in: box), .markedUnread)
+                case .flag: (try transaction.setFlagged(true, for: ticked, in: box), .flagged)
+                default: (try transaction.setFlagged(false, for: ticked, in: box), .unflagged)
                 }
             }
             return (state, Notice(kind, count: outcome.applied.count, gone: outcome.missing.count))
         case .delete(let id):
-            let notice = try Removal.delete.apply(to: [id], from: box, in: &library)
-            guard notice.count > 0 else { return (state.reconciled(with: library[box] ?? Mailbox()), Notice(.gone)) }
+            let notice = try Removal.delete.apply(to: [id], from: box, in: transaction)
+            guard notice.count > 0 else { return (try Self.reconciled(state, in: box, transaction), Notice(.gone)) }
             // A confirmed swipe closes; edit mode stays on with the rest of the ticks.
             let next = state.mode == .active ? state : state.done
-            return (next.reconciled(with: library[box] ?? Mailbox()), notice)
+            return (try Self.reconciled(next, in: box, transaction), notice)
         case .restore(let id):
-            let outcome = library.restore([id])
+            let outcome = try Self.reading { () throws(StoreError) in try transaction.restore([id]) }
             let notice = outcome.applied.isEmpty ? Notice(.gone) : Notice(.restored, count: 1)
-            return (state.reconciled(with: library[box] ?? Mailbox()), notice)
+            return (try Self.reconciled(state, in: box, transaction), notice)
         case .undo(let ids):
-            let outcome = library.restore(ids)
-            return (state.reconciled(with: library[box] ?? Mailbox()),
+            let outcome = try Self.reading { () throws(StoreError) in try transaction.restore(ids) }
+            return (try Self.reconciled(state, in: box, transaction),
+                    Notice(.restored, count: outcome.applied.count, gone: outcome.missing.count))
+        case .undoBatch(let batch):
+            let outcome = try Self.reading { () throws(StoreError) in
+                try transaction.restore(try transaction.ids(trashedIn: batch))
+            }
+            return (try Self.reconciled(state, in: box, transaction),
                     Notice(.restored, count: outcome.applied.count, gone: outcome.missing.count))
         case .moveStep(let id, let step):
             do {
-                try library.update(box) { mailbox throws(MailboxError) in try mailbox.move(id, by: step) }
-            } catch {
+                try transaction.move(id, by: step, in: box)
+            } catch .refused {
                 return (state, Notice(.gone))
+            } catch {
+                throw Self.failure(error)
             }
             return (state, nil)
         case .move(let ids, let offset):
             do {
-                try library.update(box) { mailbox throws(MailboxError) in try mailbox.move(ids, toOffset: offset) }
+                try transaction.move(ids, toOffset: offset, in: box)
+            } catch .refused(let refusal) {
+                throw HTTPError(.badRequest, refusal.message)
             } catch {
-                throw HTTPError(.badRequest, error.message)
+                throw Self.failure(error)
             }
             return (state, nil)
         }
     }
 
+    /// The ids a bulk action acts on: the ticks, or with "all N" every message that was in the
+    /// list at the revision the page counted, and still is.
+    private static func targets(of state: ListState, in box: MailboxID, _ transaction: Transaction) throws(HTTPError) -> [MessageID] {
+        guard let revision = state.allAsOf else { return Array(state.selection) }
+        return try reading { () throws(StoreError) in try transaction.ids(in: box, enteredBy: revision) }
+    }
+
+    /// `state` made to fit `box` as it now is: ticks of rows gone are dropped.
+    static func reconciled(_ state: ListState, in box: MailboxID, _ transaction: Transaction) throws(HTTPError) -> ListState {
+        try reading { () throws(StoreError) in
+            let isEmpty = try count(of: box, transaction) == 0
+            var present: Set<MessageID> = []
+            switch state.mode {
+            case .inactive: break
+            case .transient(let id): present = Set(try transaction.locate([id], in: box).applied)
+            case .active: present = Set(try transaction.locate(state.selection, in: box).applied)
+            }
+            return state.reconciled(isEmpty: isEmpty, isPresent: present.contains)
+        }
+    }
+
+    private static func count(of box: MailboxID, _ reader: Reader) throws(StoreError) -> Int {
+        try reader.mailboxes()[box]?.count ?? 0
+    }
+
+    /// Runs store calls whose refusals are 400s and whose failures are 500s.
+    static func reading<Result>(_ body: () throws(StoreError) -> Result) throws(HTTPError) -> Result {
+        do {
+            return try body()
+        } catch {
+            throw failure(error)
+        }
+    }
+
+    static func failure(_ error: StoreError) -> HTTPError {
+        switch error {
+        case .refused(let refusal): HTTPError(.badRequest, refusal.message)
+        default: HTTPError(.internalServerError, "Mailroom could not make this change. (\(error))")
+        }
+    }
 }
 
 /// The ways a selection leaves its mailbox.
@@ -154,32 +219,25 @@ enum Removal {
     /// From Trash back to where each message came from.
     case restore
 
-    func apply(to ids: some Collection<MessageID>, from box: MailboxID, in library: inout Library) throws(HTTPError) -> Notice {
-        switch self {
-        case .delete where box == .trash:
-            let outcome = library.deletePermanently(ids)
-            return Notice(.destroyed, count: outcome.applied.count, gone: outcome.missing.count)
-        case .delete:
-            let outcome = try checked { () throws(LibraryError) in try library.move(ids, from: box, to: .trash) }
-            return Notice(.deleted, count: outcome.applied.count, gone: outcome.missing.count, undo: outcome.applied)
-        case .move(let target) where target == .trash && box != .trash:
-            // Moving to Trash is deleting, with Undo; from Trash itself it moves nothing.
-            return try Removal.delete.apply(to: ids, from: box, in: &library)
-        case .move(let target):
-            let outcome = try checked { () throws(LibraryError) in try library.move(ids, from: box, to: target) }
-            return Notice(.moved, count: outcome.applied.count, gone: outcome.missing.count, target: target)
-        case .restore:
-            let outcome = library.restore(ids)
-            return Notice(.restored, count: outcome.applied.count, gone: outcome.missing.count)
+    func apply(to ids: some Collection<MessageID>, from box: MailboxID, in transaction: Transaction) throws(HTTPError) -> Notice {
+        try ListCommand.reading { () throws(StoreError) -> Notice in
+            switch self {
+            case .delete where box == .trash:
+                let outcome = try transaction.deletePermanently(ids)
+                return Notice(.destroyed, count: outcome.applied.count, gone: outcome.missing.count)
+            case .delete, .move(to: .trash) where box != .trash:
+                // Moving to Trash is deleting, with Undo; from Trash itself it moves nothing.
+                let outcome = try transaction.move(ids, from: box, to: .trash)
+                let fits = outcome.applied.count <= Notice.maximumUndoIDs
+                return Notice(.deleted, count: outcome.applied.count, gone: outcome.missing.count,
+                              undo: fits ? outcome.applied : [], undoBatch: fits ? nil : transaction.lastDeletion)
+            case .move(let target):
+                let outcome = try transaction.move(ids, from: box, to: target)
+                return Notice(.moved, count: outcome.applied.count, gone: outcome.missing.count, target: target)
+            case .restore:
+                let outcome = try transaction.restore(ids)
+                return Notice(.restored, count: outcome.applied.count, gone: outcome.missing.count)
+            }
         }
-    }
-}
-
-/// Runs a library command, turning its error into a 400 that names the problem.
-func checked<Result>(_ body: () throws(LibraryError) -> Result) throws(HTTPError) -> Result {
-    do {
-        return try body()
-    } catch {
-        throw HTTPError(.badRequest, error.message)
     }
 }

@@ -1,11 +1,15 @@
 import HTML
 import MailroomCore
 
-/// A mailbox's list, rendered entirely from one `ListState`.
+/// A mailbox's list, one page of it, rendered entirely from one `ListState`.
 struct ListPage {
-    let library: Library
-    let mailbox: Mailbox
+    let mailboxes: [MailboxSummary]
+    let mailbox: MailboxSummary
+    /// The rows this page shows, with what lies beyond them.
+    let slice: ListSlice
     let state: ListState
+    /// With "all N" selected: how many that is.
+    var allCount: Int?
     let notice: Notice?
     let now: Int64
     /// Rows are looked up here first, and new ones left here for the next page.
@@ -15,19 +19,21 @@ struct ListPage {
     var draft = Draft(subject: "")
     var problems: [String] = []
 
-    private var selectedCount: Int { state.selection.count }
+    private var selectedCount: Int { allCount ?? state.selection.count }
+    private var messages: [Message] { slice.rows }
+    private var pageIDs: [MessageID] { slice.rows.map(\.id) }
 
     func render() -> [UInt8] {
         Layout.document(
             title: documentTitle, bodyClass: state.mode == .active ? "list-page editing" : "list-page",
             contentBytes: { rows.bytesServed }
         ) {
-            Sidebar(library: library, current: mailbox.id).body
+            Sidebar(mailboxes: mailboxes, current: mailbox.id).body
             header(.class("bar")) {
                 div(.class("bar-title")) {
                     if state.mode == .active {
                         p(.class("bar-context")) { mailbox.name }
-                        h1(.id("selection-count"), .aria("live", "polite")) { "\(selectedCount) Selected" }
+                        h1(.id("selection-count"), .aria("live", "polite")) { selectionHeading }
                     } else {
                         h1 { mailbox.name }
                         p(.class("bar-context")) { unreadSummary }
@@ -51,6 +57,7 @@ struct ListPage {
                 } else {
                     browsingList
                 }
+                pager
                 if state.mode == .inactive && !isTrash {
                     addForm
                 }
@@ -64,7 +71,38 @@ struct ListPage {
     private var isTrash: Bool { mailbox.id == .trash }
 
     private var documentTitle: String {
-        state.mode == .active ? "\(selectedCount) Selected — \(mailbox.name) — Mailroom" : "\(mailbox.name) — Mailroom"
+        state.mode == .active ? "\(selectionHeading) — \(mailbox.name) — Mailroom" : "\(mailbox.name) — Mailroom"
+    }
+
+    private var selectionHeading: String {
+        allCount.map { "All \(Formatting.count($0)) Selected" } ?? "\(selectedCount) Selected"
+    }
+
+    /// Whether the list has more rows than this page shows.
+    private var isPaged: Bool { slice.hasNewer || slice.hasOlder }
+
+    /// Newest, Newer and Older, by the keys of the rows at this page's edges.
+    private var pager: Node {
+        guard isPaged, let first = slice.keys.first, let last = slice.keys.last else { return .fragment([]) }
+        // Ticks are per page: moving to another page keeps the mode, not the ticks.
+        let base = state.mode == .active ? ListState(mode: .active) : ListState.inactive
+        return nav(.class("pager"), .id("pager"), .aria("label", "Pages")) {
+            if slice.hasNewer {
+                a(.class("button"), .id("newest"), .href(Paths.mailbox(mailbox.id, base))) { "Newest" }
+                a(.class("button"), .id("newer"), .rel("prev"),
+                  .href(Paths.mailbox(mailbox.id, base.moved(to: .above(first), start: state.start - messages.count)))) { "‹ Newer" }
+            }
+            if slice.hasOlder {
+                a(.class("button"), .id("older"), .rel("next"),
+                  .href(Paths.mailbox(mailbox.id, base.moved(to: .below(last), start: state.start + messages.count)))) { "Older ›" }
+            }
+        }
+    }
+
+    /// "51–100 of 1,234": which rows these are, in the whole list.
+    private var rangeText: String {
+        let end = state.start + messages.count - 1
+        return "\(Formatting.count(state.start))–\(Formatting.count(end)) of \(Formatting.count(slice.total))"
     }
 
     private var here: String { Paths.mailbox(mailbox.id) }
@@ -72,12 +110,16 @@ struct ListPage {
     /// What just happened, with Undo right away when messages went to Trash.
     private func noticeBanner(_ notice: Notice) -> Node {
         div(.class("notice"), .role("status"), .id("notice")) {
-            span { notice.text(in: library) }
-            if !notice.undo.isEmpty {
+            span { notice.text(in: mailboxes) }
+            if notice.canUndo {
                 postForm(here, token: token, .class("undo")) {
                     hiddenStateFields
                     input(.type(.hidden), .name("action"), .value("undo"))
-                    input(.type(.hidden), .name("id"), .value(IDList.encode(notice.undo)))
+                    if let batch = notice.undoBatch {
+                        input(.type(.hidden), .name("batch"), .value(String(batch)))
+                    } else {
+                        input(.type(.hidden), .name("id"), .value(IDList.encode(notice.undo)))
+                    }
                     button(.type(.submit), .class("button"), .id("undo")) { "Undo" }
                 }
             }
@@ -86,8 +128,8 @@ struct ListPage {
 
     private var unreadSummary: String {
         let unread = mailbox.unreadCount
-        let total = mailbox.count == 1 ? "1 message" : "\(mailbox.count) messages"
-        return unread == 0 ? total : "\(total), \(unread) unread"
+        let total = isPaged ? rangeText : mailbox.count == 1 ? "1 message" : "\(Formatting.count(mailbox.count)) messages"
+        return unread == 0 ? total : "\(total), \(Formatting.count(unread)) unread"
     }
 
     /// Edit while browsing, Done while editing or confirming; disabled when there is nothing to edit.
@@ -98,7 +140,7 @@ struct ListPage {
         if mailbox.isEmpty {
             return button(.type(.button), .class("button bar-button"), .id("edit"), .disabled()) { "Edit" }
         }
-        return a(.class("button bar-button"), .id("edit"), .href(Paths.mailbox(mailbox.id, state.editing(mailbox)))) { "Edit" }
+        return a(.class("button bar-button"), .id("edit"), .href(Paths.mailbox(mailbox.id, state.editing(isEmpty: mailbox.isEmpty)))) { "Edit" }
     }
 
     private var emptyState: Node {
@@ -113,7 +155,7 @@ struct ListPage {
 
     private var browsingList: Node {
         ul(.class("list"), .id("messages"), .aria("label", "Messages")) {
-            for message in mailbox.messages {
+            for message in messages {
                 if state.mode.pendingRow == message.id {
                     confirmingRow(message)
                 } else {
@@ -158,11 +200,13 @@ struct ListPage {
                 "Update"
             }
             input(.type(.hidden), .name("mode"), .value("active"))
+            placeFields
+            selectEverything
             ul(.class("list editing"), .id("messages"), .aria("label", "Messages")) {
-                for (offset, message) in mailbox.messages.enumerated() {
+                for (offset, message) in messages.enumerated() {
                     rows.row(message, .editing(
                         mailbox.id, selected: state.selection.contains(message.id),
-                        first: offset == 0, last: offset == mailbox.count - 1)) {
+                        first: isFirst(offset), last: isLast(offset))) {
                         editingRow(message, offset: offset)
                     }
                 }
@@ -188,12 +232,12 @@ struct ListPage {
     }
 
     private var toolbar: Node {
-        let selected = mailbox.messages.filter { state.selection.contains($0.id) }
+        let selected = messages.filter { state.selection.contains($0.id) }
         let anyUnread = selected.contains { $0.isUnread }
         let allFlagged = !selected.isEmpty && selected.allSatisfy(\.isFlagged)
-        let isEmpty = selected.isEmpty
+        let isEmpty = selected.isEmpty && allCount == nil
         return div(.class("toolbar"), .id("toolbar"), .role("toolbar"), .aria("label", "Selection")) {
-            if state.allSelected(in: mailbox) {
+            if state.allSelected(of: pageIDs) {
                 button(.type(.submit), .name("action"), .value("deselect-all"), .class("button"), .id("action-deselect-all")) {
                     "Deselect All"
                 }
@@ -223,7 +267,7 @@ struct ListPage {
             let label = isTrash ? "Delete Permanently" : "Delete"
             button(.type(.submit), .name("action"), .value("delete"), .class("button bulk destructive counted"),
                    .id("action-delete"), .aria("disabled", isEmpty ? "true" : "false")) {
-                span(.class("server-count")) { "\(label) (\(selected.count))" }
+                span(.class("server-count")) { "\(label) (\(Formatting.count(allCount ?? selected.count)))" }
                 span(.class("live-count"), .aria("hidden", "true"), .data("label", label)) { "" }
             }
         }
@@ -231,7 +275,7 @@ struct ListPage {
 
     /// Move to…: a choice of every other mailbox and a button to go.
     private func moveControl(disabled: Bool) -> Node {
-        let targets = library.mailboxes.filter { $0.id != mailbox.id && $0.id != .trash }
+        let targets = mailboxes.filter { $0.id != mailbox.id && $0.id != .trash }
         return span(.class("move-to")) {
             label(.for("move-target"), .class("visually-hidden")) { "Move selected messages to" }
             element("select", [.id("move-target"), .name("target")]) {
@@ -277,10 +321,10 @@ struct ListPage {
     private func moveButtons(_ message: Message, offset: Int) -> Node {
         let id = message.id.description
         return .fragment([
-                button(.type(.submit), .name("move-up"), .value(id), .class("button icon"), .disabled(offset == 0),
+                button(.type(.submit), .name("move-up"), .value(id), .class("button icon"), .disabled(isFirst(offset)),
                        .aria("label", "Move “\(message.subject)” up")) { "↑" },
                 button(.type(.submit), .name("move-down"), .value(id), .class("button icon"),
-                       .disabled(offset == mailbox.count - 1),
+                       .disabled(isLast(offset)),
                        .aria("label", "Move “\(message.subject)” down")) { "↓" },
         ])
     }
@@ -308,6 +352,37 @@ struct ListPage {
                 span(.class("preview")) { Formatting.preview(message.body) }
             }
         }
+    }
+
+    /// Whether the row at `offset` on this page is the top of the whole list.
+    private func isFirst(_ offset: Int) -> Bool { offset == 0 && !slice.hasNewer }
+
+    /// Whether the row at `offset` on this page is the bottom of the whole list.
+    private func isLast(_ offset: Int) -> Bool { offset == messages.count - 1 && !slice.hasOlder }
+
+    /// Gmail's line: once the page is ticked, the whole list is one press away; once it is
+    /// selected, the line says so and offers the way back.
+    private var selectEverything: Node {
+        guard isPaged, state.allSelected(of: pageIDs) || allCount != nil else { return .fragment([]) }
+        return p(.class("select-everything"), .id("select-everything")) {
+            if let allCount {
+                span { "All \(Formatting.count(allCount)) messages in \(mailbox.name) are selected. " }
+                a(.href(Paths.mailbox(mailbox.id, state.deselectingAll)), .id("clear-selection")) { "Clear selection" }
+            } else {
+                span { "All \(messages.count) on this page are selected. " }
+                a(.href(Paths.mailbox(mailbox.id, state.selectingAll(pageIDs, asOf: slice.revision))), .id("select-all-everything")) {
+                    "Select all \(Formatting.count(slice.total)) messages in \(mailbox.name)"
+                }
+            }
+        }
+    }
+
+    /// The page's place in the list (and "all N"), so the edit form's posts return to it.
+    private var placeFields: Node {
+        let fields = ListQuery.fields(for: state).fields.filter { $0.name != "mode" && $0.name != "selected" }
+        return .fragment(fields.map { field in
+            input(.type(.hidden), .name(field.name), .value(field.value))
+        })
     }
 
     /// The current state as hidden fields, so a post returns to it.

@@ -1,29 +1,48 @@
 import HTTP
 import MailroomCore
+import MailroomStore
 
 extension MailroomApp {
     func showList(_ box: MailboxID, request: Request) throws(HTTPError) -> Response {
         let requested = try ListQuery.state(from: request.query)
-        let (library, revision) = { let versioned = versioned; return (versioned.library, versioned.revision) }()
-        guard let mailbox = library[box] else { throw HTTPError(.notFound, "There is no mailbox “\(box)”.") }
+        let revision = revision.load(ordering: .acquiring)
         let now = now()
         // Unchanged data, the same address and the same day: the browser's copy is current.
-        let etag = PageTag.for(boot: boot, revision: revision, target: request.target, day: now / 86_400)
+        let etag = PageTag.for(boot: boot, revision: Int(revision), target: request.target, day: now / 86_400)
         if PageTag.matches(request, etag) { return PageTag.notModified(etag) }
-        if let cached = pageCache.page(etag, revision: revision) { return cached }
-        let rows = rowCache.batch(day: now / 86_400)
-        let page = ListPage(
-            library: library, mailbox: mailbox, state: requested.reconciled(with: mailbox),
-            notice: Notice(from: request.query), now: now, rows: rows, token: token)
-        let html = page.render()
-        // Room for every row in about two ways (browsing and editing) before starting over.
-        rowCache.store(rows, limit: 3 * library.messageCount + 1_024)
+        if let cached = pageCache.page(etag, revision: Int(revision)) { return cached }
+        let html = try render(box, requested, notice: Notice(from: request.query), now: now)
         var response = Response(html: html)
         response.headers.add("ETag", etag)
         SecurityHeaders.apply(to: &response)
         let answer = response.prepared()
-        pageCache.store(answer, tag: etag, revision: revision)
+        pageCache.store(answer, tag: etag, revision: Int(revision))
         return answer
+    }
+
+    /// The page of `box` that `state` asks for, read in one read transaction.
+    private func render(
+        _ box: MailboxID, _ state: ListState, notice: Notice?, now: Int64,
+        draft: Draft = Draft(subject: ""), problems: [String] = []
+    ) throws(HTTPError) -> [UInt8] {
+        let (mailboxes, slice, allCount) = try reading { reader throws(StoreError) in
+            let mailboxes = try reader.mailboxes()
+            let slice = try reader.page(of: box, from: state.place, limit: pageSize)
+            let allCount = try state.allAsOf.map { revision throws(StoreError) in try reader.count(in: box, enteredBy: revision) }
+            return (mailboxes, slice, allCount)
+        }
+        guard let mailbox = mailboxes[box] else { throw HTTPError(.notFound, "There is no mailbox “\(box)”.") }
+        let shown = Set(slice.rows.map(\.id))
+        let rows = rowCache.batch(day: now / 86_400)
+        var page = ListPage(
+            mailboxes: mailboxes, mailbox: mailbox, slice: slice,
+            state: state.reconciled(isEmpty: slice.rows.isEmpty, isPresent: shown.contains),
+            notice: notice, now: now, rows: rows, token: token, draft: draft, problems: problems)
+        page.allCount = page.state.allAsOf == nil ? nil : allCount
+        let html = page.render()
+        // Room for a few pages of every mailbox in about two ways (browsing and editing).
+        rowCache.store(rows, limit: 64 * pageSize + 1_024)
+        return html
     }
 
     /// Every change to a list arrives here as a form post and leaves as a 303 to the same list.
@@ -36,30 +55,29 @@ extension MailroomApp {
             let draft = Draft(subject: form["subject"] ?? "", body: form["body"] ?? "", author: form["author"] ?? "")
             guard box != .trash else { throw HTTPError(.badRequest, "New messages cannot be added to Trash.") }
             do throws(HTTPError) {
-                try perform { library throws(HTTPError) in
-                    do throws(LibraryError) {
-                        try library.add(draft, to: box, at: now())
+                try perform { transaction throws(HTTPError) in
+                    do throws(StoreError) {
+                        try transaction.add(draft, to: box, at: now())
+                    } catch .refused(let refusal) {
+                        throw HTTPError(.unprocessableContent, refusal.message)
                     } catch {
-                        throw HTTPError(.unprocessableContent, error.message)
+                        throw ListCommand.failure(error)
                     }
                 }
             } catch where error.status == .unprocessableContent {
-                let library = library
-                let mailbox = library[box] ?? Mailbox()
                 let found = Self.problems(of: draft)
-                let problems = found.isEmpty ? [error.message] : found
-                let now = now()
-                let page = ListPage(
-                    library: library, mailbox: mailbox, state: state.reconciled(with: mailbox), notice: nil,
-                    now: now, rows: rowCache.batch(day: now / 86_400), token: token, draft: draft, problems: problems)
-                return Response(status: .unprocessableContent, html: page.render())
+                let html = try render(
+                    box, state, notice: nil, now: now(), draft: draft, problems: found.isEmpty ? [error.message] : found)
+                return Response(status: .unprocessableContent, html: html)
             }
-            return .seeOther(Paths.mailbox(box, state, notice: Notice(.added)))
+            // The new message is on top: show the first page.
+            return .seeOther(Paths.mailbox(box, state.moved(to: .top, start: 1), notice: Notice(.added)))
         }
 
         let command = try ListCommand(form: form)
-        let (next, notice) = try perform { library throws(HTTPError) in
-            try command.apply(to: &library, in: box, state: state)
+        let pageSize = pageSize
+        let (next, notice) = try perform { transaction throws(HTTPError) in
+            try command.apply(to: transaction, in: box, state: state, pageSize: pageSize)
         }
         return .seeOther(Paths.mailbox(box, next, notice: notice))
     }

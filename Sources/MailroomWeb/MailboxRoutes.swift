@@ -1,9 +1,11 @@
 import HTTP
 import MailroomCore
+import MailroomStore
 
 extension MailroomApp {
     func showMailboxes(_ request: Request) -> Response {
-        var page = MailboxesPage(library: library, notice: Notice(from: request.query), token: token)
+        let mailboxes = (try? mailboxes()) ?? []
+        var page = MailboxesPage(mailboxes: mailboxes, notice: Notice(from: request.query), token: token)
         page.signsOut = signIn != nil
         return Response(html: page.render())
     }
@@ -25,32 +27,34 @@ extension MailroomApp {
             throw HTTPError(.badRequest, "Use action=create or action=rename.")
         }
         do throws(HTTPError) {
-            let created = try perform { library throws(HTTPError) -> MailboxID? in
-                do throws(LibraryError) {
+            let created = try perform { transaction throws(HTTPError) -> MailboxID? in
+                do throws(StoreError) {
                     if let target {
-                        try library.renameMailbox(target, to: name)
+                        try transaction.renameMailbox(target, to: name)
                         return nil
                     }
-                    return try library.createMailbox(named: name)
-                } catch .unknownMailbox(let id) {
+                    return try transaction.createMailbox(named: name)
+                } catch .refused(.unknownMailbox(let id)) {
                     throw HTTPError(.notFound, "There is no mailbox “\(id)”.")
+                } catch .refused(let refusal) {
+                    throw HTTPError(.unprocessableContent, refusal.message)
                 } catch {
-                    throw HTTPError(.unprocessableContent, error.message)
+                    throw ListCommand.failure(error)
                 }
             }
             if let created { return .seeOther(Paths.mailbox(created, notice: Notice(.created))) }
             return .seeOther(Paths.mailboxes(notice: Notice(.renamed)))
         } catch where error.status == .unprocessableContent {
-            let page = MailboxesPage(library: library, notice: nil, token: token, refused: (target, name, error.message))
+            let page = MailboxesPage(mailboxes: try mailboxes(), notice: nil, token: token, refused: (target, name, error.message))
             return Response(status: .unprocessableContent, html: page.render())
         }
     }
 
-    func showEmptyTrash() -> Response {
-        let library = library
-        let count = library[.trash]?.count ?? 0
+    func showEmptyTrash() throws(HTTPError) -> Response {
+        let mailboxes = try mailboxes()
+        let count = mailboxes[.trash]?.count ?? 0
         let page = ConfirmPage(
-            library: library, heading: "Empty Trash?",
+            mailboxes: mailboxes, heading: "Empty Trash?",
             explanation: count == 0
                 ? "Trash is already empty."
                 : "\(Notice.messages(count)) in Trash will be deleted permanently. This cannot be undone.",
@@ -62,17 +66,19 @@ extension MailroomApp {
         guard try request.form()["confirm"] == "yes" else {
             throw HTTPError(.badRequest, "Emptying Trash needs confirm=yes from its confirmation page.")
         }
-        let count = try perform { library throws(HTTPError) in library.emptyTrash() }
+        let count = try perform { transaction throws(HTTPError) in
+            try ListCommand.reading { () throws(StoreError) in try transaction.emptyTrash() }
+        }
         return .seeOther(Paths.mailbox(.trash, notice: Notice(.emptied, count: count)))
     }
 
     func showDeleteMailbox(_ id: MailboxID) throws(HTTPError) -> Response {
-        let library = library
-        guard let mailbox = library[id], !id.isSystem else {
+        let mailboxes = try mailboxes()
+        guard let mailbox = mailboxes[id], !id.isSystem else {
             throw HTTPError(.badRequest, "Inbox, Archive and Trash cannot be deleted.")
         }
         let page = ConfirmPage(
-            library: library, heading: "Delete “\(mailbox.name)”?",
+            mailboxes: mailboxes, heading: "Delete “\(mailbox.name)”?",
             explanation: mailbox.isEmpty
                 ? "The mailbox is empty and will be removed."
                 : "The mailbox will be removed and its \(Notice.messages(mailbox.count)) moved to Trash, "
@@ -85,7 +91,9 @@ extension MailroomApp {
         guard try request.form()["confirm"] == "yes" else {
             throw HTTPError(.badRequest, "Deleting a mailbox needs confirm=yes from its confirmation page.")
         }
-        let count = try perform { library throws(HTTPError) in try checked { () throws(LibraryError) in try library.deleteMailbox(id) } }
+        let count = try perform { transaction throws(HTTPError) in
+            try ListCommand.reading { () throws(StoreError) in try transaction.deleteMailbox(id) }
+        }
         return .seeOther(Paths.mailbox(.inbox, notice: Notice(.removed, count: count)))
     }
 }

@@ -3,7 +3,7 @@ import MailroomCore
 
 /// Create, rename and delete people's own mailboxes.
 struct MailboxesPage {
-    let library: Library
+    let mailboxes: [MailboxSummary]
     let notice: Notice?
     let token: String?
     /// Offers Sign Out when Mailroom has a password.
@@ -13,21 +13,21 @@ struct MailboxesPage {
 
     func render() -> [UInt8] {
         Layout.document(title: "Mailboxes — Mailroom", bodyClass: "mailboxes-page") {
-            Sidebar(library: library, current: nil).body
+            Sidebar(mailboxes: mailboxes, current: nil).body
             header(.class("bar")) {
                 div(.class("bar-title")) { h1 { "Mailboxes" } }
                 a(.class("button bar-button"), .href(Paths.inbox), .id("done")) { "Done" }
             }
             main(.id("content")) {
                 if let notice {
-                    div(.class("notice"), .role("status"), .id("notice")) { span { notice.text(in: library) } }
+                    div(.class("notice"), .role("status"), .id("notice")) { span { notice.text(in: mailboxes) } }
                 }
                 // Built-in mailboxes have no form of their own to show a refusal in.
                 if let target = refused?.target, target.isSystem {
                     problem(for: target)
                 }
                 ul(.class("list mailbox-list"), .id("mailbox-list")) {
-                    for mailbox in library.mailboxes {
+                    for mailbox in mailboxes {
                         li(.class("row"), .data("mailbox", mailbox.id.slug)) {
                             if mailbox.id.isSystem {
                                 a(.class("row-link"), .href(Paths.mailbox(mailbox.id))) {
@@ -63,7 +63,7 @@ struct MailboxesPage {
         }
     }
 
-    private func renameForm(_ mailbox: Mailbox) -> Node {
+    private func renameForm(_ mailbox: MailboxSummary) -> Node {
         let fieldID = "name-\(mailbox.id.slug)"
         let typed = refused?.target == mailbox.id ? refused?.name ?? mailbox.name : mailbox.name
         return postForm(Paths.mailboxes, token: token, .class("rename")) {

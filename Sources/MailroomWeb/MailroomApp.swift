@@ -1,77 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import HTTP
 import MailroomCore
+import MailroomStore
 import Synchronization
 
-/// Writes a library's changed rows durably, or throws and leaves the stored state as it was.
-public typealias SaveChanges = @Sendable (Changes) throws -> Void
+/// Runs inside every commit, just before it is made durable; throwing abandons the whole batch.
+/// Tests use it to make a commit fail.
+public typealias BeforeCommit = @Sendable () throws -> Void
 
-/// The whole web application as one `(Request) -> Response` function over a shared library.
+/// The whole web application as one `(Request) -> Response` function over the mail store.
 public final class MailroomApp: Sendable {
-    let state: Mutex<Versioned>
-
-    /// The library and a number that grows with every stored change: pages' ETags use it.
-    struct Versioned {
-        var library: Library
-        var revision: Int
-    }
-    let save: SaveChanges
+    public let store: Store
+    /// The store's revision as of the last commit this app made: pages' ETags and caches use it.
+    /// Raised only once a commit is durable, so a page read at revision r shows at least r.
+    let revision: Atomic<Int64>
+    let beforeCommit: BeforeCommit?
     let files: StaticFiles
     let now: @Sendable () -> Int64
     let security: SecurityPolicy
     /// The password gate, when Mailroom was started with a password.
     let signIn: SignIn?
+    /// Rows a list page shows at a time.
+    let pageSize: Int
     let rowCache = RowCache()
     let commits = GroupCommit()
     let pageCache = PageCache()
     /// Differs on every start, so an ETag from before a restart never matches a page after it.
     let boot = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    /// A file this app made for itself (the in-memory convenience), removed with the app.
+    private let ownedFile: String?
 
-    /// `save` is called with every change before it becomes visible, under one lock, so two
-    /// posts never interleave and nothing is shown that was not stored.
+    public static let defaultPageSize = 50
+    public static let pageSizes = 10...500
+
     public init(
-        library: Library, publicFolder: String, now: @escaping @Sendable () -> Int64,
-        security: SecurityPolicy, signIn: SignIn? = nil, save: @escaping SaveChanges = { _ in }
-    ) {
+        store: Store, publicFolder: String, now: @escaping @Sendable () -> Int64,
+        security: SecurityPolicy, signIn: SignIn? = nil, pageSize: Int = MailroomApp.defaultPageSize,
+        beforeCommit: BeforeCommit? = nil
+    ) throws(StoreError) {
+        self.store = store
+        self.revision = Atomic(try store.read { reader throws(StoreError) in try reader.revision() })
         self.security = security
         self.signIn = signIn
-        self.state = Mutex(Versioned(library: library, revision: 1))
-        self.save = save
+        self.pageSize = min(max(pageSize, Self.pageSizes.lowerBound), Self.pageSizes.upperBound)
+        self.beforeCommit = beforeCommit
         self.files = StaticFiles(root: publicFolder, headers: SecurityHeaders.fields)
         self.now = now
+        self.ownedFile = nil
     }
 
-    /// An app whose Inbox holds `mailbox`'s messages, kept in memory only, with no security checks.
-    public convenience init(mailbox: Mailbox, publicFolder: String, now: @escaping @Sendable () -> Int64) {
-        self.init(library: Library(inbox: mailbox), publicFolder: publicFolder, now: now, security: .off)
+    /// An app over a new store in a temporary file that holds `library`, with no security
+    /// checks unless given; the file goes when the app does. For tests and tools.
+    public init(
+        library: Library, publicFolder: String, now: @escaping @Sendable () -> Int64,
+        security: SecurityPolicy = .off, signIn: SignIn? = nil, pageSize: Int = 500, beforeCommit: BeforeCommit? = nil
+    ) throws(StoreError) {
+        let path = "/tmp/mailroom-app-\(UInt64.random(in: 0...UInt64.max)).sqlite"
+        let store = try Store(path: path)
+        do {
+            try store.write { transaction in try transaction.replaceAll(with: library) }
+        } catch {
+            throw error as? StoreError ?? .failed("\(error)")
+        }
+        self.store = store
+        self.revision = Atomic(try store.read { reader throws(StoreError) in try reader.revision() })
+        self.security = security
+        self.signIn = signIn
+        self.pageSize = min(max(pageSize, Self.pageSizes.lowerBound), Self.pageSizes.upperBound)
+        self.beforeCommit = beforeCommit
+        self.files = StaticFiles(root: publicFolder, headers: SecurityHeaders.fields)
+        self.now = now
+        self.ownedFile = path
+    }
+
+    /// An app whose Inbox holds `mailbox`'s messages, with no security checks.
+    public convenience init(mailbox: Mailbox, publicFolder: String, now: @escaping @Sendable () -> Int64) throws(StoreError) {
+        try self.init(library: Library(inbox: mailbox), publicFolder: publicFolder, now: now)
+    }
+
+    deinit {
+        guard let ownedFile else { return }
+        store.close()
+        for suffix in ["", "-wal", "-shm"] { _ = unlink(ownedFile + suffix) }
     }
 
     /// The token that forms carry, for pages to embed.
     var token: String? { security.formToken }
 
-    /// The whole library as it is at this moment.
-    public var library: Library { state.withLock { $0.library } }
-
-    /// The library and its revision, read together.
-    var versioned: Versioned { state.withLock { $0 } }
+    /// The whole library as it is at this moment: every row read (for tests of small stores).
+    public var library: Library { (try? store.library()) ?? Library() }
 
     /// The Inbox as it is at this moment.
     public var snapshot: Mailbox { library[.inbox] ?? Mailbox() }
 
-    /// Runs `command` on a copy of the library, stores what changed, and only then makes the
-    /// copy current. A command that throws, or a save that fails, changes nothing. Commands from
-    /// requests arriving together are saved together (see `GroupCommit`); readers never wait for
-    /// a save, since the state lock is only held to swap in the new library.
+    /// Every mailbox with its counts, as of the last commit.
+    func mailboxes() throws(HTTPError) -> [MailboxSummary] {
+        try reading { reader throws(StoreError) in try reader.mailboxes() }
+    }
+
+    /// Reads from the store; a failure is a 500 that says so.
+    func reading<Result>(_ body: (Reader) throws(StoreError) -> Result) throws(HTTPError) -> Result {
+        do {
+            return try store.read(body)
+        } catch {
+            throw HTTPError(.internalServerError, "Mailroom could not read its database. (\(error))")
+        }
+    }
+
+    /// Runs `command` in a transaction and answers only once it is durable. A command that
+    /// throws changes nothing; nor does a commit that fails. Commands from requests arriving
+    /// together are committed together (see `GroupCommit`); readers never wait for a commit.
     func perform<Result: Sendable>(
-        _ command: (inout Library) throws(HTTPError) -> Result
+        _ command: (Transaction) throws(HTTPError) -> Result
     ) throws(HTTPError) -> Result {
         var outcome: Swift.Result<Result, HTTPError>?
         let saveFailure = withoutActuallyEscaping(command) { command -> HTTPError? in
-            let entry = GroupCommit.Entry { library in
-                do throws(HTTPError) {
-                    outcome = .success(try command(&library))
+            let entry = GroupCommit.Entry { transaction in
+                do {
+                    outcome = .success(try transaction.attempt { () throws -> Result in try command(transaction) })
                     return true
-                } catch {
+                } catch let error as HTTPError {
                     outcome = .failure(error)
+                    return false
+                } catch {
+                    outcome = .failure(HTTPError(.internalServerError, "Mailroom could not make this change. (\(error))"))
                     return false
                 }
             }
@@ -86,47 +140,23 @@ public final class MailroomApp: Sendable {
         }
     }
 
-    /// Applies a batch in order, each command on top of the ones before that succeeded, then
-    /// saves all their rows in one transaction. Only the leading thread runs this.
-    ///
-    /// Commands change one working copy in place: the library is copied once per batch, not
-    /// once per command (a copy costs a retain for every message stored). A command that fails
-    /// may have changed part of the copy before it threw, so the copy is then rebuilt from the
-    /// current library by running the commands that succeeded again (see `replay`).
+    /// Runs a batch in order in one transaction, each command in its own savepoint (one that
+    /// fails leaves no trace), then commits once. Only the leading thread runs this.
     func commitBatch(_ batch: [GroupCommit.Entry]) {
-        let current = state.withLock { $0 }
-        var next = current.library
         var applied: [GroupCommit.Entry] = []
-        for entry in batch {
-            if entry.apply(to: &next) {
-                applied.append(entry)
-            } else {
-                (next, applied) = Self.replay(applied, on: current.library)
-            }
-        }
-        let changes = next.changes(since: current.library)
-        guard !changes.isEmpty else { return }
         do {
-            try save(changes)
+            try store.write { transaction in
+                for entry in batch where entry.apply(to: transaction) {
+                    applied.append(entry)
+                }
+                try beforeCommit?()
+            }
+            let stamp = try store.read { reader throws(StoreError) in try reader.revision() }
+            revision.store(stamp, ordering: .releasing)
         } catch {
             let failure = HTTPError(
                 .internalServerError, "Mailroom could not save this change, so nothing was changed. (\(error))")
             for entry in applied { entry.saveFailure = failure }
-            return
-        }
-        state.withLock { $0 = Versioned(library: next, revision: current.revision + 1) }
-    }
-
-    /// `base` with `entries` applied in order, and the entries that succeeded. Commands depend
-    /// only on the library they are given, so each succeeds again on the same state; should one
-    /// fail after all, it is dropped and the rest run again on a fresh copy.
-    static func replay(_ entries: [GroupCommit.Entry], on base: Library) -> (Library, [GroupCommit.Entry]) {
-        var entries = entries
-        while true {
-            var library = base
-            let succeeded = entries.filter { $0.apply(to: &library) }
-            if succeeded.count == entries.count { return (library, succeeded) }
-            entries = succeeded
         }
     }
 
@@ -180,7 +210,7 @@ public final class MailroomApp: Sendable {
         case .mailbox(let slug) where isPost:
             return try changeList(try mailboxID(slug), request: request)
         case .emptyTrash where isRead:
-            return showEmptyTrash()
+            return try showEmptyTrash()
         case .emptyTrash where isPost:
             return try emptyTrash(request)
         case .deleteMailbox(let slug) where isRead:
@@ -210,7 +240,7 @@ public final class MailroomApp: Sendable {
     }
 
     private func mailboxID(_ slug: Substring) throws(HTTPError) -> MailboxID {
-        guard let id = MailboxID(slug: slug), library[id] != nil else {
+        guard let id = MailboxID(slug: slug), try mailboxes()[id] != nil else {
             throw HTTPError(.notFound, "There is no mailbox “\(slug)”.")
         }
         return id

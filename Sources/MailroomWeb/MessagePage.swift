@@ -3,10 +3,10 @@ import MailroomCore
 
 /// One message in full, with its actions and a form to edit it.
 struct MessagePage {
-    let library: Library
+    let mailboxes: [MailboxSummary]
     let message: Message
     /// The mailbox the message is in, for the back link and the actions it offers.
-    let mailbox: Mailbox
+    let mailbox: MailboxSummary
     let notice: Notice?
     let token: String?
     /// What the person typed into the edit form, kept when it was refused.
@@ -16,7 +16,7 @@ struct MessagePage {
     func render() -> [UInt8] {
         let shown = draft ?? Draft(subject: message.subject, body: message.body)
         return Layout.document(title: "\(message.subject) — Mailroom", bodyClass: "message-page") {
-            Sidebar(library: library, current: mailbox.id).body
+            Sidebar(mailboxes: mailboxes, current: mailbox.id).body
             header(.class("bar")) {
                 a(.class("button bar-button back"), .href(Paths.mailbox(mailbox.id)), .id("back")) { "‹ \(mailbox.name)" }
                 postForm(Paths.message(message.id), token: token, .class("bar-actions")) {
@@ -43,7 +43,7 @@ struct MessagePage {
             }
             main(.id("content")) {
                 if let notice {
-                    div(.class("notice"), .role("status"), .id("notice")) { span { notice.text(in: library) } }
+                    div(.class("notice"), .role("status"), .id("notice")) { span { notice.text(in: mailboxes) } }
                 }
                 element("article", [.class("message" + (message.isFlagged ? " flagged" : "")), .id("message")]) {
                     h1(.class("message-subject")) { message.subject }

@@ -1,34 +1,32 @@
 import HTTP
 import MailroomCore
+import MailroomStore
 
 extension MailroomApp {
     /// Shows a message and, like Mail, marks it read, unless the person just marked it unread.
     func showMessage(_ id: MessageID, request: Request) throws(HTTPError) -> Response {
         let keepUnread = request.query["keep"] == "unread" || request.method == .head || !Self.isOpenedByAPerson(request)
-        if !keepUnread, library.message(id)?.isUnread == true {
-            _ = try perform { library throws(HTTPError) in
-                if let box = library.mailbox(of: id) {
-                    _ = try? library.update(box) { mailbox in mailbox.setUnread(false, for: [id]) }
+        if !keepUnread, try reading({ reader throws(StoreError) in try reader.message(id)?.message.isUnread }) == true {
+            _ = try perform { transaction throws(HTTPError) in
+                try ListCommand.reading { () throws(StoreError) in
+                    if let box = try transaction.mailbox(of: id) {
+                        try transaction.setUnread(false, for: [id], in: box)
+                    }
                 }
             }
         }
-        let library = library
-        guard let message = library.message(id), let box = library.mailbox(of: id), let mailbox = library[box] else {
-            throw Self.noSuchMessage(id)
-        }
-        let page = MessagePage(library: library, message: message, mailbox: mailbox, notice: Notice(from: request.query), token: token)
+        let (mailboxes, found) = try reading { reader throws(StoreError) in (try reader.mailboxes(), try reader.message(id)) }
+        guard let found, let mailbox = mailboxes[found.mailbox] else { throw Self.noSuchMessage(id) }
+        let page = MessagePage(mailboxes: mailboxes, message: found.message, mailbox: mailbox, notice: Notice(from: request.query), token: token)
         return Response(html: page.render())
     }
 
     func changeMessage(_ id: MessageID, request: Request) throws(HTTPError) -> Response {
         let form = try request.form()
-        guard let box = library.mailbox(of: id) else {
-            // A stale page's Delete for a message that is already gone: the wish is granted.
+        guard let box = try reading({ reader throws(StoreError) in try reader.mailbox(of: id) }) else {
             if form["action"] == "delete" { return .seeOther(Paths.inbox(.inactive, notice: Notice(.gone))) }
             throw Self.noSuchMessage(id)
         }
-        // A page shown while the message was elsewhere (another browser moved or deleted it since)
-        // must not act on it where it is now: Delete in Trash would destroy it for good.
         if let shown = form["from"], MailboxID(slug: shown) != box {
             return .seeOther(Paths.message(id) + "?keep=unread&done=gone")
         }
@@ -37,42 +35,43 @@ extension MailroomApp {
             let draft = Draft(subject: form["subject"] ?? "", body: form["body"] ?? "")
             let problems = Self.problems(of: draft)
             guard problems.isEmpty else {
-                let library = library
-                guard let message = library.message(id), let mailbox = library[box] else { throw Self.noSuchMessage(id) }
+                let (mailboxes, found) = try reading { reader throws(StoreError) in (try reader.mailboxes(), try reader.message(id)) }
+                guard let found, let mailbox = mailboxes[found.mailbox] else { throw Self.noSuchMessage(id) }
                 let page = MessagePage(
-                    library: library, message: message, mailbox: mailbox, notice: nil, token: token, draft: draft, problems: problems)
+                    mailboxes: mailboxes, message: found.message, mailbox: mailbox, notice: nil, token: token,
+                    draft: draft, problems: problems)
                 return Response(status: .unprocessableContent, html: page.render())
             }
-            try perform { library throws(HTTPError) in
-                try Self.update(&library, box, id) { mailbox throws(MailboxError) in try mailbox.edit(id, with: draft) }
+            try perform { transaction throws(HTTPError) in
+                try Self.update(id) { () throws(StoreError) in try transaction.edit(id, with: draft) }
             }
-            return .seeOther(revisit(id, notice: "done=saved"))
+            return .seeOther(try revisit(id, notice: "done=saved"))
         case "delete":
-            let notice = try perform { library throws(HTTPError) in
-                try Removal.delete.apply(to: [id], from: box, in: &library)
+            let notice = try perform { transaction throws(HTTPError) in
+                try Removal.delete.apply(to: [id], from: box, in: transaction)
             }
             return .seeOther(Paths.mailbox(box, notice: notice.count > 0 ? notice : Notice(.gone)))
         case "restore":
-            let notice = try perform { library throws(HTTPError) in try Removal.restore.apply(to: [id], from: box, in: &library) }
+            let notice = try perform { transaction throws(HTTPError) in try Removal.restore.apply(to: [id], from: box, in: transaction) }
             return .seeOther(Paths.mailbox(.trash, notice: notice))
         case "archive":
-            let notice = try perform { library throws(HTTPError) in
-                try Removal.move(to: .archive).apply(to: [id], from: box, in: &library)
+            let notice = try perform { transaction throws(HTTPError) in
+                try Removal.move(to: .archive).apply(to: [id], from: box, in: transaction)
             }
             return .seeOther(Paths.mailbox(box, notice: notice))
         case "mark-read", "mark-unread", "flag", "unflag":
             let action = form["action"]
-            try perform { library throws(HTTPError) in
-                try Self.update(&library, box, id) { mailbox in
+            try perform { transaction throws(HTTPError) in
+                try Self.update(id) { () throws(StoreError) in
                     switch action {
-                    case "mark-read": mailbox.setUnread(false, for: [id])
-                    case "mark-unread": mailbox.setUnread(true, for: [id])
-                    case "flag": mailbox.setFlagged(true, for: [id])
-                    default: mailbox.setFlagged(false, for: [id])
+                    case "mark-read": try transaction.setUnread(false, for: [id], in: box)
+                    case "mark-unread": try transaction.setUnread(true, for: [id], in: box)
+                    case "flag": try transaction.setFlagged(true, for: [id], in: box)
+                    default: try transaction.setFlagged(false, for: [id], in: box)
                     }
                 }
             }
-            return .seeOther(revisit(id))
+            return .seeOther(try revisit(id))
         case let other?:
             throw HTTPError(.badRequest, "Unknown action “\(other)”.")
         case nil:
@@ -80,31 +79,22 @@ extension MailroomApp {
         }
     }
 
-    /// The message page after an action: only opening a message marks it read, so an unread
-    /// message stays unread through Flag, Save or Mark Unread.
-    private func revisit(_ id: MessageID, notice: String? = nil) -> String {
-        let isUnread = library.message(id)?.isUnread ?? false
+    private func revisit(_ id: MessageID, notice: String? = nil) throws(HTTPError) -> String {
+        let isUnread = try reading { reader throws(StoreError) in try reader.message(id)?.message.isUnread } ?? false
         let query = [isUnread ? "keep=unread" : nil, notice].compactMap { $0 }.joined(separator: "&")
         return query.isEmpty ? Paths.message(id) : Paths.message(id) + "?" + query
     }
 
-    private static func update(
-        _ library: inout Library, _ box: MailboxID, _ id: MessageID,
-        _ change: (inout Mailbox) throws(MailboxError) -> some Any
-    ) throws(HTTPError) {
+    private static func update(_ id: MessageID, _ change: () throws(StoreError) -> some Any) throws(HTTPError) {
         do {
-            _ = try library.update(box, change)
-        } catch .mailbox(.unknownMessage), .unknownMailbox {
+            _ = try change()
+        } catch .refused(.mailbox(.unknownMessage)), .refused(.unknownMailbox) {
             throw noSuchMessage(id)
         } catch {
-            throw HTTPError(.badRequest, error.message)
+            throw ListCommand.failure(error)
         }
     }
 
-    /// Opening a message marks it read, as in Mail, but only when a person opened it: from
-    /// Mailroom's own pages or by typing its address (`Sec-Fetch-Site` same-origin or none, or,
-    /// from an older browser, a Referer of our own). A GET that another site makes, or a script
-    /// that says nothing of where it comes from, changes nothing.
     static func isOpenedByAPerson(_ request: Request) -> Bool {
         if let site = request.headers["Sec-Fetch-Site"] { return site == "same-origin" || site == "none" }
         guard let referer = request.headers["Referer"], let host = request.headers["Host"] else { return false }

@@ -17,14 +17,19 @@ struct Notice: Hashable, Sendable {
     var gone: Int = 0
     /// The messages that Undo would put back.
     var undo: [MessageID] = []
+    /// Too many to name: the delete whose messages Undo puts back (see `Transaction.lastDeletion`).
+    var undoBatch: Int64?
+    /// The most ids an Undo names in its URL; a bigger delete is undone by its batch.
+    static let maximumUndoIDs = 200
     /// Where messages were moved to.
     var target: MailboxID?
 
-    init(_ kind: Kind, count: Int = 0, gone: Int = 0, undo: [MessageID] = [], target: MailboxID? = nil) {
+    init(_ kind: Kind, count: Int = 0, gone: Int = 0, undo: [MessageID] = [], undoBatch: Int64? = nil, target: MailboxID? = nil) {
         self.kind = kind
         self.count = count
         self.gone = gone
         self.undo = undo
+        self.undoBatch = undoBatch
         self.target = target
     }
 
@@ -35,10 +40,14 @@ struct Notice: Hashable, Sendable {
         self.gone = Self.number(query["gone"])
         self.undo = (try? IDList.decode(query.all("undo"), field: "undo")) ?? []
         self.target = query["to"].flatMap { MailboxID(slug: $0) }
+        self.undoBatch = query["batch"].flatMap { Int64($0) }
     }
 
+    /// Whether the notice offers Undo.
+    var canUndo: Bool { !undo.isEmpty || undoBatch != nil }
+
     private static func number(_ text: String?) -> Int {
-        text.flatMap { Int($0) }.map { min(max($0, 0), 1_000_000) } ?? 0
+        text.flatMap { Int($0) }.map { min(max($0, 0), 100_000_000) } ?? 0
     }
 
     func append(to query: inout FormData) {
@@ -47,10 +56,11 @@ struct Notice: Hashable, Sendable {
         if gone > 0 { query.append("gone", String(gone)) }
         if let target { query.append("to", target.slug) }
         if !undo.isEmpty { query.append("undo", IDList.encode(undo)) }
+        if let undoBatch { query.append("batch", String(undoBatch)) }
     }
 
-    /// The sentence shown, with mailbox names looked up in `library`.
-    func text(in library: Library) -> String {
+    /// The sentence shown, with mailbox names looked up in `mailboxes`.
+    func text(in mailboxes: [MailboxSummary]) -> String {
         let main: String = switch kind {
         case .added: "Message added."
         case .deleted: "\(Self.messages(count)) moved to Trash."
@@ -61,7 +71,7 @@ struct Notice: Hashable, Sendable {
         case .saved: "Changes saved."
         case .nothingSelected: "Select one or more messages first."
         case .gone: "That message was already deleted or moved."
-        case .moved: "\(Self.messages(count)) moved to \(target.flatMap { library[$0]?.name } ?? "another mailbox")."
+        case .moved: "\(Self.messages(count)) moved to \(target.flatMap { mailboxes[$0]?.name } ?? "another mailbox")."
         case .restored: "\(Self.messages(count)) put back."
         case .destroyed: "\(Self.messages(count)) deleted permanently."
         case .emptied: "Trash emptied: \(Self.messages(count)) deleted permanently."

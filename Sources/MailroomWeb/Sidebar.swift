@@ -3,13 +3,13 @@ import MailroomCore
 
 /// Every mailbox with its unread count: a sidebar on wide screens, a row of tabs on a phone.
 struct Sidebar {
-    let library: Library
+    let mailboxes: [MailboxSummary]
     let current: MailboxID?
 
     var body: Node {
         nav(.class("mailboxes"), .id("mailboxes"), .aria("label", "Mailboxes")) {
             ul {
-                for mailbox in library.mailboxes {
+                for mailbox in mailboxes {
                     li {
                         mailboxLink(mailbox)
                     }
@@ -21,7 +21,7 @@ struct Sidebar {
         }
     }
 
-    private func mailboxLink(_ mailbox: Mailbox) -> Node {
+    private func mailboxLink(_ mailbox: MailboxSummary) -> Node {
         let unread = mailbox.unreadCount
         let isCurrent = mailbox.id == current
         return a(.href(Paths.mailbox(mailbox.id)), .class("mailbox-link"), .data("mailbox", mailbox.id.slug),

@@ -9,6 +9,7 @@ struct Options {
     var allowedHosts: [String] = []
     var passwordFile: String?
     var samples = true
+    var pageSize = 50
     var logRequests = true
     var showHelp = false
 
@@ -30,6 +31,7 @@ struct Options {
           --db PATH             SQLite database file, created if missing (default mailroom.sqlite)
           --public PATH         folder of static files such as style.css (default Public)
           --no-samples          a new database starts empty instead of with a few sample messages
+          --page-size N         rows a list page shows, 10 to 500 (default 50)
           --quiet               do not print a log line per request
           --max-body BYTES      largest request body accepted (default 65536; more is 413)
           --max-url BYTES       longest request target accepted (default 32768; more is 414)
@@ -63,6 +65,7 @@ struct Options {
             case "--public": options.publicFolder = try value(for: flag)
             case "--db": options.databasePath = try value(for: flag)
             case "--no-samples": options.samples = false
+            case "--page-size": options.pageSize = try number(for: flag, in: 10...500)
             case "--quiet": options.logRequests = false
             case "--max-body": options.server.maxBodyBytes = try number(for: flag, in: 1_024...(64 << 20))
             case "--max-url": options.server.maxURLBytes = try number(for: flag, in: 256...(1 << 20))

@@ -39,21 +39,21 @@ sigaddset(&stopSignals, SIGTERM)
 pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 
 let store: Store
-var library: Library
 let formToken: String
 do {
     store = try Store(path: options.databasePath)
-    library = try store.load()
+    if let old = store.migratedFrom {
+        Console.out("mailroom: upgraded \(options.databasePath) from schema \(old) to schema \(Store.schemaVersion)")
+    }
     // Kept in the database, so pages open in a browser still post after a restart.
     formToken = try store.setting("form-token", orMake: SecurityPolicy.randomToken)
     // Only a database created just now gets the samples; one emptied by people stays empty.
     if options.samples && store.isNew {
-        let seeded = Samples.library(now: Int64(Glibc.time(nil)))
-        try store.save(seeded.changes(since: library))
-        library = seeded
+        let samples = Samples.library(now: Int64(Glibc.time(nil)))
+        try store.write { transaction in try transaction.replaceAll(with: samples) }
     }
 } catch {
-    Console.error(error.description)
+    Console.error("\(error)")
     exit(1)
 }
 
@@ -73,15 +73,21 @@ if password == nil && !isLoopback {
         + "and delete every message. Use --password-file or MAILROOM_PASSWORD.")
 }
 
-let app = MailroomApp(
-    library: library,
-    publicFolder: options.publicFolder,
-    now: { Int64(Glibc.time(nil)) },
-    security: SecurityPolicy(
-        allowedHosts: HostNames.allowed(bindingTo: options.server.host, extra: options.allowedHosts),
-        formToken: formToken),
-    signIn: password.map { SignIn(password: $0, log: { Console.out($0) }) },
-    save: { changes in try store.save(changes) })
+let app: MailroomApp
+do {
+    app = try MailroomApp(
+        store: store,
+        publicFolder: options.publicFolder,
+        now: { Int64(Glibc.time(nil)) },
+        security: SecurityPolicy(
+            allowedHosts: HostNames.allowed(bindingTo: options.server.host, extra: options.allowedHosts),
+            formToken: formToken),
+        signIn: password.map { SignIn(password: $0, log: { Console.out($0) }) },
+        pageSize: options.pageSize)
+} catch {
+    Console.error(error.description)
+    exit(1)
+}
 
 let server: Server
 do {

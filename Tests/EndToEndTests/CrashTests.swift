@@ -73,9 +73,15 @@ import TestSupport
     private static func checkInbox(of server: RunningMailroom, holds expected: [String], round: Int) throws -> Int {
         let client = HTTPClient(port: server.port, timeoutSeconds: 10)
         defer { client.close() }
-        let response = try client.send("GET", "/mailboxes/inbox", headers: [("Accept", "text/html")])
-        guard response.status == 200 else { throw TestFailure("GET /mailboxes/inbox answered \(response.status)") }
-        let subjects = ListHTML.subjects(in: response.text)
+        // Every page, walking Older from the top.
+        var subjects: [String] = []
+        var target: String? = "/mailboxes/inbox"
+        while let next = target {
+            let response = try client.send("GET", next, headers: [("Accept", "text/html")])
+            guard response.status == 200 else { throw TestFailure("GET \(next) answered \(response.status)") }
+            subjects += ListHTML.subjects(in: response.text)
+            target = ListHTML.olderLink(in: response.text)
+        }
         var counts: [String: Int] = [:]
         for subject in subjects { counts[subject, default: 0] += 1 }
         let missing = expected.filter { counts[$0] == nil }

@@ -35,6 +35,6 @@ import Testing
         #expect(!banner.isEmpty)
         let store = try Store(path: database.path)
         defer { store.close() }
-        #expect(try store.load().messageCount == 0)
+        #expect(try store.library().messageCount == 0)
     }
 }

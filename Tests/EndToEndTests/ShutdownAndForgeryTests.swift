@@ -30,7 +30,7 @@ import Testing
 
         let store = try Store(path: database.path)
         defer { store.close() }
-        #expect(try store.load()[.inbox]?.messages.map(\.subject) == ["In flight"])
+        #expect(try store.library()[.inbox]?.messages.map(\.subject) == ["In flight"])
     }
 
     @Test(arguments: [

@@ -220,7 +220,7 @@ import Testing
 
     @Test func aDeleteThatCannotBeSavedIsA500PageAndChangesNothing() throws {
         let library = TestServer.library(inbox: ["Alpha", "Bravo", "Charlie"])
-        let server = try TestServer(library: library) { _ in throw DiskFull() }
+        let server = try TestServer(library: library) { throw DiskFull() }
         let tab = server.browser()
         try tab.get("/mailboxes/inbox?mode=active")
 

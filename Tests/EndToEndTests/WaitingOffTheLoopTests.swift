@@ -9,7 +9,7 @@ import Testing
     @Test func openingAMessageWaitsForItsSaveWithoutHoldingUpOtherRequests() throws {
         let saving = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        let server = try TestServer(library: TestServer.library(inbox: ["Unread"]), threads: 1) { _ in
+        let server = try TestServer(library: TestServer.library(inbox: ["Unread"]), threads: 1) {
             saving.signal()
             release.wait()
         }

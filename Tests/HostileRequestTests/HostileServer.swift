@@ -27,11 +27,10 @@ final class HostileServer {
         let messages = ["Alpha", "Beta", "Gamma"].enumerated().map { offset, subject in
             Message(id: MessageID(Int64(offset + 1)), subject: subject, createdAt: 1_790_000_000 - Int64(offset) * 60)
         }
-        let app = MailroomApp(
+        let app = try MailroomApp(
             library: Library(inbox: Mailbox(messages: messages)), publicFolder: Self.publicFolder,
             now: { 1_790_000_000 },
-            security: SecurityPolicy(allowedHosts: ["127.0.0.1", "localhost"], formToken: Self.formToken),
-            save: { _ in })
+            security: SecurityPolicy(allowedHosts: ["127.0.0.1", "localhost"], formToken: Self.formToken))
         let server = try Server(
             configuration: Self.configuration, logRequests: false,
             errorPage: app.response(for:), handler: app.respond(to:))

@@ -177,7 +177,7 @@ private func lookupProblems(_ library: Library) -> [String] {
         #expect(copy != original)
     }
 
-    @Test func aLibraryBuiltAgainFromEqualMessagesHasNoChanges() {
+    @Test func aLibraryBuiltAgainFromEqualMessagesIsEqual() {
         let library = sampleLibrary()
         let rebuilt = Library(mailboxes: library.mailboxes.map { mailbox in
             Mailbox(id: mailbox.id, name: mailbox.name, messages: mailbox.messages.map { message in
@@ -187,7 +187,5 @@ private func lookupProblems(_ library: Library) -> [String] {
             })
         })
         #expect(rebuilt == library)
-        #expect(rebuilt.changes(since: library).isEmpty)
-        #expect(library.changes(since: rebuilt).isEmpty)
     }
 }

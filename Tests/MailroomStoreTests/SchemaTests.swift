@@ -7,14 +7,14 @@ import Testing
         try withTemporaryPath { path in
             let store = try Store(path: path)
             #expect(store.isNew)
-            let library = try store.load()
+            let library = try store.library()
             #expect(library == Library())
             #expect(library.mailboxes.map(\.name) == ["Inbox", "Archive", "Trash"])
             #expect(library.mailboxes.allSatisfy { $0.isEmpty })
             #expect(library.nextMessageID == 1)
             #expect(library.nextMailboxID == MailboxID.firstCustom)
             store.close()
-            #expect(try Database(path: path).userVersion == 2)
+            #expect(try Database(path: path).userVersion == 3)
         }
     }
 
@@ -35,14 +35,14 @@ import Testing
             }
             let store = try Store(path: path)
             #expect(!store.isNew)
-            let library = try store.load()
+            let library = try store.library()
             #expect(library[MailboxID(rawValue: 100)]?.name == "Projects")
             #expect(library.message(MessageID(7))?.subject == "old")
             #expect(library.message(MessageID(7))?.isFlagged == true)
             #expect(library.nextMessageID == 8)
             #expect(try store.setting("probe", orMake: { "made" }) == "made")
             store.close()
-            #expect(try Database(path: path).userVersion == 2)
+            #expect(try Database(path: path).userVersion == 3)
         }
     }
 
@@ -64,7 +64,7 @@ import Testing
         #expect(versions == versions.sorted())
         #expect(Set(versions).count == versions.count)
         #expect(versions.first == 1)
-        #expect(Schema.currentVersion == 2)
+        #expect(Schema.currentVersion == 3)
     }
 
     @Test func reopeningAnUpToDateFileRunsNoMigrationAndKeepsItsData() throws {
@@ -72,10 +72,10 @@ import Testing
             var library = Library()
             let store = try Store(path: path)
             try library.add(Draft(subject: "kept"), to: .inbox, at: 1)
-            try store.save(library.changes(since: Library()))
+            try store.write { try $0.replaceAll(with: library) }
             store.close()
             let reopened = try Store(path: path)
-            #expect(try reopened.load().message(MessageID(1))?.subject == "kept")
+            #expect(try reopened.library().message(MessageID(1))?.subject == "kept")
             reopened.close()
             #expect(try Database(path: path).userVersion == Schema.currentVersion)
         }
@@ -89,7 +89,7 @@ import Testing
                 try database.setUserVersion(99)
             }
             let before = contents(of: path)
-            #expect(throws: StoreError.newerSchema(path: path, found: 99, known: 2)) {
+            #expect(throws: StoreError.newerSchema(path: path, found: 99, known: 3)) {
                 _ = try Store(path: path)
             }
             #expect(contents(of: path) == before)

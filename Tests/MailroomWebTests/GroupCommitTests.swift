@@ -1,13 +1,14 @@
 import MailroomCore
+import MailroomStore
 import Synchronization
 import Testing
 @testable import MailroomWeb
 
-/// A batch is applied to one working copy in place; a command that fails part-way must leave
-/// nothing of itself behind, and the commands around it must still count, in one save.
+/// A batch runs in one transaction; a command that fails part-way must leave nothing of itself
+/// behind, and the commands around it must still count, in one commit.
 @Suite struct GroupCommitTests {
-    /// Three unread messages in the Inbox, and every save the app makes.
-    private let saves = Shared<[Changes]>([])
+    /// Three unread messages in the Inbox, and every commit the app makes.
+    private let commits = Shared(0)
     private let test: TestApp
 
     init() throws {
@@ -15,14 +16,22 @@ import Testing
         for subject in ["Three", "Two", "One"] {
             try inbox.add(Draft(subject: subject), at: fixedNow)
         }
-        let saves = saves
-        test = try TestApp(library: Library(inbox: inbox), save: { changes in saves.value.withLock { $0.append(changes) } })
+        let commits = commits
+        test = try TestApp(library: Library(inbox: inbox), beforeCommit: { commits.value.withLock { $0 += 1 } })
     }
 
-    private func entry(_ change: @escaping (inout Mailbox) -> Void, succeeds: @escaping () -> Bool = { true }) -> GroupCommit.Entry {
-        GroupCommit.Entry { library in
-            _ = try? library.update(.inbox) { mailbox in change(&mailbox) }
-            return succeeds()
+    /// A command run as `perform` runs one: in a savepoint, failing when `succeeds` says so.
+    private func entry(_ change: @escaping (Transaction) throws -> Void, succeeds: @escaping () -> Bool = { true }) -> GroupCommit.Entry {
+        GroupCommit.Entry { transaction in
+            do {
+                try transaction.attempt {
+                    try change(transaction)
+                    if !succeeds() { throw StoreError.failed("refused on purpose") }
+                }
+                return true
+            } catch {
+                return false
+            }
         }
     }
 
@@ -33,41 +42,36 @@ import Testing
     @Test func aCommandThatFailsAfterChangingSomethingLeavesNoTrace() {
         let (one, two, three) = (test.anyID("One"), test.anyID("Two"), test.anyID("Three"))
         test.app.commitBatch([
-            entry { $0.setFlagged(true, for: [one]) },
-            entry({ $0.setUnread(false, for: [two]) }, succeeds: { false }),
-            entry { $0.setFlagged(true, for: [three]) },
+            entry { try $0.setFlagged(true, for: [one], in: .inbox) },
+            entry({ try $0.setUnread(false, for: [two], in: .inbox) }, succeeds: { false }),
+            entry { try $0.setFlagged(true, for: [three], in: .inbox) },
         ])
         let rows = inbox()
         #expect(rows["One"]?.isFlagged == true)
         #expect(rows["Two"]?.isUnread == true, "the failed command's change was kept")
         #expect(rows["Three"]?.isFlagged == true)
-        let saved = saves.value.withLock { $0 }
-        #expect(saved.count == 1)
-        #expect(saved.first?.savedMessages.map(\.message.id).sorted() == [one, three].sorted())
+        #expect(commits.value.withLock { $0 } == 1)
     }
 
-    @Test func aCommandThatFailsWhenRunAgainIsDroppedWithEverythingItDid() {
+    @Test func aFailedCommandDoesNotUndoTheOnesBeforeIt() {
         let (one, two) = (test.anyID("One"), test.anyID("Two"))
-        let runs = Shared(0)
         test.app.commitBatch([
-            // Succeeds on its first run only, as no real command should.
-            entry({ $0.setFlagged(true, for: [one]) }, succeeds: { runs.value.withLock { $0 += 1; return $0 == 1 } }),
-            entry({ $0.setUnread(false, for: [two]) }, succeeds: { false }),
-            entry { $0.setFlagged(true, for: [two]) },
+            entry { try $0.setFlagged(true, for: [one], in: .inbox) },
+            entry({ try $0.setUnread(false, for: [two], in: .inbox) }, succeeds: { false }),
+            entry { try $0.setFlagged(true, for: [two], in: .inbox) },
         ])
         let rows = inbox()
-        #expect(rows["One"]?.isFlagged == false)
+        #expect(rows["One"]?.isFlagged == true)
         #expect(rows["Two"]?.isUnread == true)
         #expect(rows["Two"]?.isFlagged == true)
-        #expect(saves.value.withLock { $0.count } == 1)
+        #expect(commits.value.withLock { $0 } == 1)
     }
 
-    @Test func aBatchOfOnlyFailedCommandsStoresNothing() {
+    @Test func aBatchOfOnlyFailedCommandsChangesNoMessage() {
         let two = test.anyID("Two")
         let before = test.library
-        test.app.commitBatch([entry({ $0.setUnread(false, for: [two]) }, succeeds: { false })])
+        test.app.commitBatch([entry({ try $0.setUnread(false, for: [two], in: .inbox) }, succeeds: { false })])
         #expect(test.library == before)
-        #expect(saves.value.withLock { $0.isEmpty })
     }
 }
 

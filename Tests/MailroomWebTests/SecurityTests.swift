@@ -12,7 +12,7 @@ import Testing
     init() throws {
         var library = Library()
         try library.add(Draft(subject: "Keep me"), to: .inbox, at: 1)
-        app = MailroomApp(
+        app = try MailroomApp(
             library: library, publicFolder: "/nonexistent", now: { 100 },
             security: SecurityPolicy(allowedHosts: ["127.0.0.1", "localhost", "::1"], formToken: Self.token))
     }

@@ -25,7 +25,7 @@ import Testing
         try library.add(Draft(subject: "Secret"), to: .inbox, at: 1)
         let clock = clock
         let log = log
-        app = MailroomApp(
+        app = try MailroomApp(
             library: library, publicFolder: "/nonexistent", now: { clock.now }, security: .off,
             signIn: SignIn(password: "hunter2", sessionSeconds: 3_600, log: { line in log.lines.withLock { $0.append(line) } }))
     }

@@ -27,13 +27,14 @@ final class TestApp {
         for subject in subjects.reversed() {
             try mailbox.add(Draft(subject: subject, body: bodies[subject] ?? ""), at: times[subject] ?? fixedNow)
         }
-        app = MailroomApp(mailbox: mailbox, publicFolder: folder.path, now: { fixedNow })
+        app = try MailroomApp(mailbox: mailbox, publicFolder: folder.path, now: { fixedNow })
     }
 
-    /// An app over a whole library, whose every change is handed to `save` before it is shown.
-    init(library: Library, save: @escaping SaveChanges = { _ in }) throws {
+    /// An app over a whole library; `beforeCommit` runs inside every commit (and may fail it).
+    init(library: Library, pageSize: Int = 500, beforeCommit: BeforeCommit? = nil) throws {
         folder = try Self.makePublicFolder()
-        app = MailroomApp(library: library, publicFolder: folder.path, now: { fixedNow }, security: .off, save: save)
+        app = try MailroomApp(
+            library: library, publicFolder: folder.path, now: { fixedNow }, pageSize: pageSize, beforeCommit: beforeCommit)
     }
 
     private static func makePublicFolder() throws -> URL {

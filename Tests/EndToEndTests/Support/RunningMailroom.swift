@@ -34,7 +34,7 @@ final class RunningMailroom {
     }
 
     static func arguments(database: String) -> [String] {
-        ["--port", "0", "--no-samples", "--quiet", "--db", database, "--public", PackageLocation.publicFolder]
+        ["--port", "0", "--no-samples", "--quiet", "--page-size", "500", "--db", database, "--public", PackageLocation.publicFolder]
     }
 
     /// A new tab on this server, with its own keep-alive connection.
@@ -79,6 +79,17 @@ enum ListHTML {
             index = end
         }
         return subjects
+    }
+
+    /// Where the page's Older link leads (entity-decoded), or nil on the last page.
+    static func olderLink(in html: String) -> String? {
+        let bytes = Array(html.utf8)
+        guard let link = bytes.firstRange(of: Array("id=\"older\"".utf8)),
+              let close = bytes[link.upperBound...].firstIndex(of: UInt8(ascii: ">")),
+              let href = bytes[link.upperBound..<close].firstRange(of: Array("href=\"".utf8)),
+              let end = bytes[href.upperBound..<close].firstIndex(of: UInt8(ascii: "\""))
+        else { return nil }
+        return HTMLScanner.decodeEntities(String(decoding: bytes[href.upperBound..<end], as: UTF8.self))
     }
 
     /// The value of the first `<input name="csrf">`, found without scanning the whole page; nil when there is none.

@@ -29,10 +29,12 @@ final class TestServer {
         try self.init(library: Library(inbox: mailbox))
     }
 
-    /// A server over a whole library, whose every change goes through `save` before it is shown,
-    /// with `threads` event loops.
-    init(library: Library, threads: Int = 2, save: @escaping SaveChanges = { _ in }) throws {
-        let app = MailroomApp(library: library, publicFolder: PackageLocation.publicFolder, now: { TestServer.now }, security: .off, save: save)
+    /// A server over a whole library in a store of its own, with `threads` event loops;
+    /// `beforeCommit` runs inside every commit.
+    init(library: Library, threads: Int = 2, pageSize: Int = 500, beforeCommit: BeforeCommit? = nil) throws {
+        let app = try MailroomApp(
+            library: library, publicFolder: PackageLocation.publicFolder, now: { TestServer.now }, pageSize: pageSize,
+            beforeCommit: beforeCommit)
         let server = try Server(
             configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: threads),
             logRequests: false, mayWait: app.mayStore(_:), handler: app.respond(to:))
