@@ -35,6 +35,19 @@ struct IDListTests {
             == Redirect(expected, selected: list == "selected" ? page : []))
     }
 
+    @Test func undoOfADeleteOfFiveThousandPutsEveryOneBackInOrder() throws {
+        let subjects = (1...5_000).map { "Message \($0)" }
+        let app = try TestApp(library: makeLibrary(inbox: subjects))
+        let response = try app.post("/mailboxes/inbox", [("mode", "active"), ("selected", "1-5000"), ("action", "delete")])
+        #expect(app.subjects(in: .inbox).isEmpty)
+        let page = try app.get(try #require(response.location)).html
+        #expect(page.contains("5000 messages moved to Trash."))
+        #expect(page.contains("name=\"batch\" value=\"1\""))
+        _ = try app.post("/mailboxes/inbox", [("action", "undo"), ("batch", "1")])
+        #expect(app.subjects(in: .inbox) == subjects)
+        #expect(app.subjects(in: .trash).isEmpty)
+    }
+
     @Test func aSelectAllOfFiveThousandRendersThePageTicked() throws {
         let app = try TestApp(library: makeLibrary(inbox: (1...5_000).map { "Message \($0)" }))
         let response = try app.post("/mailboxes/inbox", [("mode", "active"), ("action", "select-all")])
