@@ -49,6 +49,7 @@ public final class Store: @unchecked Sendable {
 
     /// Runs `body` in one durable write transaction, which makes a new revision: all of it is
     /// committed, or (when it throws) none.
+    @discardableResult
     public func write<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
         try writerLock.withLock { () throws -> Result in
             guard let database = writer else { throw StoreError.closed }
