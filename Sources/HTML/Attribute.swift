@@ -46,6 +46,7 @@ public struct Attribute: Sendable {
 
     public static func type(_ value: InputType) -> Attribute { Attribute("type", value.rawValue) }
     public static let methodPost = Attribute("method", "post")
+    public static let methodGet = Attribute("method", "get")
 
     public static func aria(_ name: StaticString, _ value: String) -> Attribute {
         Attribute(prefix: "aria-", name: name, value: .text(value))

@@ -14,6 +14,11 @@ public struct ListState: Hashable, Sendable {
     /// Set while "all N" is selected: the revision the counted list was read at. Only what was
     /// in the list then is acted on.
     public private(set) var allAsOf: Int64?
+    /// The search that narrows the list, as typed (empty: the whole mailbox in its own order).
+    public var search: String = ""
+
+    /// Whether the list is a search's results rather than the mailbox in its own order.
+    public var isSearch: Bool { !search.isEmpty }
 
     public init(mode: EditMode = .inactive, selection: some Sequence<MessageID> = [], allAsOf: Int64? = nil) {
         self.mode = mode
@@ -28,6 +33,7 @@ public struct ListState: Hashable, Sendable {
         var next = ListState(mode: mode, selection: selection, allAsOf: allAsOf)
         next.place = place
         next.start = start
+        next.search = search
         return next
     }
 

@@ -83,6 +83,8 @@ enum Schema {
             -- Not UNIQUE: a swap of two ranks passes through a moment where both rows hold one rank.
             CREATE INDEX messages_by_rank ON messages (mailbox, rank);
             CREATE INDEX messages_by_entry ON messages (mailbox, entered);
+            -- Searches list a mailbox's matches newest first, by id.
+            CREATE INDEX messages_by_id ON messages (mailbox, id);
             INSERT INTO counters (name, value) VALUES ('revision', 1), ('next_deletion', 1);
 
             ALTER TABLE mailboxes ADD COLUMN total INTEGER NOT NULL DEFAULT 0;

@@ -231,15 +231,16 @@ public final class Transaction: Reader {
         return (low, high)
     }
 
-    /// A rank in `box` as near `wanted` as is free: `wanted` itself, or one between it and the
-    /// next row above.
+    /// A rank in `box` as near `wanted` as is free: `wanted` itself, or, when another row took
+    /// it, one just above that row (which a spreading of rows may have moved meanwhile).
     private func freeRank(near wanted: Int64, in box: MailboxID) throws(StoreError) -> Int64 {
+        let holders = try rows("WHERE m.mailbox = ? AND m.rank = ? LIMIT 1", [.integer(box.rawValue), .integer(wanted)])
+        guard let holder = holders.first?.message.id else { return wanted }
         for _ in 0..<64 {
-            let taken = try exists("SELECT 1 FROM messages WHERE mailbox = ? AND rank = ?", [.integer(box.rawValue), .integer(wanted)])
-            guard taken else { return wanted }
-            let above = try rows("WHERE m.mailbox = ? AND m.rank > ? ORDER BY m.rank ASC LIMIT 1", [.integer(box.rawValue), .integer(wanted)])
-            if let rank = Rank.spread(1, above: wanted, below: above.first?.key)?.first { return rank }
-            try makeRoom(in: box, around: wanted, for: 1)
+            guard let rank = try rank(of: holder, in: box) else { return wanted }
+            let above = try rows("WHERE m.mailbox = ? AND m.rank > ? ORDER BY m.rank ASC LIMIT 1", [.integer(box.rawValue), .integer(rank)])
+            if let free = Rank.spread(1, above: rank, below: above.first?.key)?.first { return free }
+            try makeRoom(in: box, around: rank, for: 1)
         }
         throw .invalidData("no room could be made in mailbox \(box) to put a message back")
     }

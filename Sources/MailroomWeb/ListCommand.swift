@@ -107,8 +107,10 @@ enum ListCommand {
             }
             return (state.confirmingDelete(of: id), nil)
         case .selectAll:
+            let query = MailroomApp.search(of: state).0
             let page = try Self.reading { () throws(StoreError) in
-                try transaction.page(of: box, from: state.place, limit: pageSize)
+                if let query { return try transaction.search(query, in: box, from: state.place, limit: pageSize) }
+                return try transaction.page(of: box, from: state.place, limit: pageSize)
             }
             return (state.selecting(page.rows.map(\.id)), nil)
         case .deselectAll:
@@ -173,7 +175,13 @@ enum ListCommand {
     /// list at the revision the page counted, and still is.
     private static func targets(of state: ListState, in box: MailboxID, _ transaction: Transaction) throws(HTTPError) -> [MessageID] {
         guard let revision = state.allAsOf else { return Array(state.selection) }
-        return try reading { () throws(StoreError) in try transaction.ids(in: box, enteredBy: revision) }
+        let (query, problem) = MailroomApp.search(of: state)
+        // "All that match" a search that cannot run is nothing at all, never the whole mailbox.
+        if problem != nil { return [] }
+        return try reading { () throws(StoreError) in
+            if let query { return try transaction.ids(matching: query, in: box, enteredBy: revision) }
+            return try transaction.ids(in: box, enteredBy: revision)
+        }
     }
 
     /// `state` made to fit `box` as it now is: ticks of rows gone are dropped.

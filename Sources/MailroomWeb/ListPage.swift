@@ -10,6 +10,8 @@ struct ListPage {
     let state: ListState
     /// With "all N" selected: how many that is.
     var allCount: Int?
+    /// Why the search could not run, in a sentence, when it could not.
+    var searchProblem: String?
     let notice: Notice?
     let now: Int64
     /// Rows are looked up here first, and new ones left here for the next page.
@@ -42,6 +44,7 @@ struct ListPage {
                 editButton
             }
             main(.id("content")) {
+                searchForm
                 if let notice {
                     noticeBanner(notice)
                 }
@@ -52,13 +55,15 @@ struct ListPage {
                 }
                 if mailbox.isEmpty {
                     emptyState
+                } else if messages.isEmpty && (state.isSearch || searchProblem != nil) {
+                    noResults
                 } else if state.mode == .active {
                     editingList
                 } else {
                     browsingList
                 }
                 pager
-                if state.mode == .inactive && !isTrash {
+                if state.mode == .inactive && !isTrash && !state.isSearch {
                     addForm
                 }
             }
@@ -78,6 +83,47 @@ struct ListPage {
         allCount.map { "All \(Formatting.count($0)) Selected" } ?? "\(selectedCount) Selected"
     }
 
+    /// The search field (a GET form: a search is a place, not a change) and Mail's quick filters.
+    private var searchForm: Node {
+        div(.class("search-bar")) {
+            form(.methodGet, .action(here), .role("search"), .class("search"), .id("search")) {
+                label(.for("q"), .class("visually-hidden")) { "Search \(mailbox.name)" }
+                input(.type(.search), .id("q"), .name("q"), .value(state.search), .placeholder("Search"),
+                      .autocomplete("off"), .aria("describedby", "search-help"))
+                if state.mode == .active {
+                    input(.type(.hidden), .name("mode"), .value("active"))
+                }
+                button(.type(.submit), .class("button")) { "Search" }
+            }
+            p(.class("visually-hidden"), .id("search-help")) {
+                "Words match subject, sender and body; word* matches a prefix and \"quoted words\" a phrase. "
+                    + "Narrow with from:, to:, subject:, is:unread, is:flagged, before:YYYY-MM-DD and after:YYYY-MM-DD."
+            }
+            nav(.class("filters"), .aria("label", "Filters")) {
+                filterLink("All", search: "", id: "filter-all")
+                filterLink("Unread", search: "is:unread", id: "filter-unread")
+                filterLink("Flagged", search: "is:flagged", id: "filter-flagged")
+            }
+            if let searchProblem {
+                p(.class("search-problem"), .role("alert"), .id("search-problem")) { searchProblem }
+            }
+        }
+    }
+
+    private func filterLink(_ title: String, search: String, id: String) -> Node {
+        var target = ListState.inactive
+        target.search = search
+        return a(.class("filter"), .id(id), .href(Paths.mailbox(mailbox.id, target)),
+                 .aria("current", state.search == search ? "page" : "false")) { title }
+    }
+
+    private var noResults: Node {
+        div(.class("empty"), .id("no-results")) {
+            h2 { "No results" }
+            p { searchProblem == nil ? "No message in \(mailbox.name) matches “\(state.search)”." : "Nothing was searched." }
+        }
+    }
+
     /// Whether the list has more rows than this page shows.
     private var isPaged: Bool { slice.hasNewer || slice.hasOlder }
 
@@ -85,7 +131,8 @@ struct ListPage {
     private var pager: Node {
         guard isPaged, let first = slice.keys.first, let last = slice.keys.last else { return .fragment([]) }
         // Ticks are per page: moving to another page keeps the mode, not the ticks.
-        let base = state.mode == .active ? ListState(mode: .active) : ListState.inactive
+        var base = state.mode == .active ? ListState(mode: .active) : ListState.inactive
+        base.search = state.search
         return nav(.class("pager"), .id("pager"), .aria("label", "Pages")) {
             if slice.hasNewer {
                 a(.class("button"), .id("newest"), .href(Paths.mailbox(mailbox.id, base))) { "Newest" }
@@ -103,6 +150,7 @@ struct ListPage {
     private var rangeText: String {
         let end = state.start + messages.count - 1
         return "\(Formatting.count(state.start))–\(Formatting.count(end)) of \(Formatting.count(slice.total))"
+            + (slice.totalIsAtLeast ? "+" : "")
     }
 
     private var here: String { Paths.mailbox(mailbox.id) }
@@ -128,6 +176,10 @@ struct ListPage {
 
     private var unreadSummary: String {
         let unread = mailbox.unreadCount
+        if state.isSearch {
+            let found = slice.total == 1 ? "1 match" : "\(Formatting.count(slice.total))\(slice.totalIsAtLeast ? "+" : "") matches"
+            return isPaged ? rangeText + " matches" : found
+        }
         let total = isPaged ? rangeText : mailbox.count == 1 ? "1 message" : "\(Formatting.count(mailbox.count)) messages"
         return unread == 0 ? total : "\(total), \(Formatting.count(unread)) unread"
     }
@@ -206,7 +258,7 @@ struct ListPage {
                 for (offset, message) in messages.enumerated() {
                     rows.row(message, .editing(
                         mailbox.id, selected: state.selection.contains(message.id),
-                        first: isFirst(offset), last: isLast(offset))) {
+                        first: isFirst(offset), last: isLast(offset), reorderable: !state.isSearch)) {
                         editingRow(message, offset: offset)
                     }
                 }
@@ -307,7 +359,8 @@ struct ListPage {
                 if isTrash {
                     button(.type(.submit), .name("restore"), .value(id), .class("button"),
                            .aria("label", "Restore “\(message.subject)”")) { "Restore" }
-                } else {
+                } else if !state.isSearch {
+                    // A search shows matches newest first, not the mailbox's own order.
                     moveButtons(message, offset: offset)
                 }
                 button(.type(.submit), .name("delete"), .value(id), .class("button destructive"),
@@ -366,12 +419,19 @@ struct ListPage {
         guard isPaged, state.allSelected(of: pageIDs) || allCount != nil else { return .fragment([]) }
         return p(.class("select-everything"), .id("select-everything")) {
             if let allCount {
-                span { "All \(Formatting.count(allCount)) messages in \(mailbox.name) are selected. " }
+                span { state.isSearch
+                    ? "All \(Formatting.count(allCount)) messages that match this search are selected. "
+                    : "All \(Formatting.count(allCount)) messages in \(mailbox.name) are selected. " }
                 a(.href(Paths.mailbox(mailbox.id, state.deselectingAll)), .id("clear-selection")) { "Clear selection" }
             } else {
                 span { "All \(messages.count) on this page are selected. " }
                 a(.href(Paths.mailbox(mailbox.id, state.selectingAll(pageIDs, asOf: slice.revision))), .id("select-all-everything")) {
-                    "Select all \(Formatting.count(slice.total)) messages in \(mailbox.name)"
+                    if state.isSearch {
+                        slice.totalIsAtLeast ? "Select all messages that match this search"
+                            : "Select all \(Formatting.count(slice.total)) messages that match this search"
+                    } else {
+                        "Select all \(Formatting.count(slice.total)) messages in \(mailbox.name)"
+                    }
                 }
             }
         }

@@ -9,6 +9,7 @@ import MailroomCore
 enum ListQuery {
     static func state(from fields: FormData) throws(HTTPError) -> ListState {
         var state = try mode(from: fields)
+        state.search = (fields["q"] ?? "")[...].trimmingCharacters(in: " \t\r\n")
         let start = try number(fields["at"], field: "at") ?? 1
         if let key = try number(fields["older"], field: "older") {
             state = state.moved(to: .below(key), start: Int(clamping: start))
@@ -46,6 +47,7 @@ enum ListQuery {
 
     static func fields(for state: ListState) -> FormData {
         var fields = FormData()
+        if state.isSearch { fields.append("q", state.search) }
         switch state.mode {
         case .inactive:
             break

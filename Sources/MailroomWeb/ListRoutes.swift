@@ -25,10 +25,30 @@ extension MailroomApp {
         _ box: MailboxID, _ state: ListState, notice: Notice?, now: Int64,
         draft: Draft = Draft(subject: ""), problems: [String] = []
     ) throws(HTTPError) -> [UInt8] {
+        var (query, searchProblem) = Self.search(of: state)
+        let pageSize = pageSize
         let (mailboxes, slice, allCount) = try reading { reader throws(StoreError) in
             let mailboxes = try reader.mailboxes()
-            let slice = try reader.page(of: box, from: state.place, limit: pageSize)
-            let allCount = try state.allAsOf.map { revision throws(StoreError) in try reader.count(in: box, enteredBy: revision) }
+            var slice: ListSlice
+            if let search = query {
+                do throws(StoreError) {
+                    slice = try reader.search(search, in: box, from: state.place, limit: pageSize)
+                } catch {
+                    guard case .sqlite(_, let message, _) = error else { throw error }
+                    // The parser quotes every word, so this is not expected; if it happens, say so.
+                    searchProblem = "This search could not be run (\(message)). Try other words."
+                    query = nil
+                    slice = ListSlice(rows: [], keys: [], hasNewer: false, hasOlder: false, total: 0, revision: try reader.revision())
+                }
+            } else if searchProblem != nil {
+                slice = ListSlice(rows: [], keys: [], hasNewer: false, hasOlder: false, total: 0, revision: try reader.revision())
+            } else {
+                slice = try reader.page(of: box, from: state.place, limit: pageSize)
+            }
+            let allCount = try state.allAsOf.map { revision throws(StoreError) in
+                if let search = query { return try reader.count(search, in: box, enteredBy: revision) }
+                return try reader.count(in: box, enteredBy: revision)
+            }
             return (mailboxes, slice, allCount)
         }
         guard let mailbox = mailboxes[box] else { throw HTTPError(.notFound, "There is no mailbox “\(box)”.") }
@@ -39,6 +59,7 @@ extension MailroomApp {
             state: state.reconciled(isEmpty: slice.rows.isEmpty, isPresent: shown.contains),
             notice: notice, now: now, rows: rows, token: token, draft: draft, problems: problems)
         page.allCount = page.state.allAsOf == nil ? nil : allCount
+        page.searchProblem = searchProblem
         let html = page.render()
         // Room for a few pages of every mailbox in about two ways (browsing and editing).
         rowCache.store(rows, limit: 64 * pageSize + 1_024)
@@ -80,6 +101,18 @@ extension MailroomApp {
             try command.apply(to: transaction, in: box, state: state, pageSize: pageSize)
         }
         return .seeOther(Paths.mailbox(box, next, notice: notice))
+    }
+
+    /// The search `state` asks for, understood; or, when it cannot be, why, in a sentence. A
+    /// query that narrows nothing (only spaces or punctuation) is no search.
+    static func search(of state: ListState) -> (SearchQuery?, String?) {
+        guard state.isSearch else { return (nil, nil) }
+        do {
+            let query = try SearchQuery(state.search)
+            return query.isEmpty ? (nil, nil) : (query, nil)
+        } catch {
+            return (nil, error.message)
+        }
     }
 
     /// Each problem with a draft as its own sentence, for the list next to the form.

@@ -10,7 +10,8 @@ final class RowCache: Sendable {
     /// Everything besides the message that a row's markup depends on.
     enum Variant: Hashable, Sendable {
         case browsing(MailboxID)
-        case editing(MailboxID, selected: Bool, first: Bool, last: Bool)
+        /// `reorderable` is false in a search, whose rows offer no Move up/down.
+        case editing(MailboxID, selected: Bool, first: Bool, last: Bool, reorderable: Bool)
     }
 
     /// One row as one kind of page shows it: a browsing and an editing tab do not evict each other.
@@ -24,9 +25,9 @@ final class RowCache: Sendable {
             switch variant {
             case .browsing(let box):
                 word ^= UInt64(truncatingIfNeeded: box.rawValue) << 4
-            case .editing(let box, let selected, let first, let last):
-                word ^= UInt64(truncatingIfNeeded: box.rawValue) << 4 | 1
-                    | (selected ? 2 : 0) | (first ? 4 : 0) | (last ? 8 : 0)
+            case .editing(let box, let selected, let first, let last, let reorderable):
+                word ^= UInt64(truncatingIfNeeded: box.rawValue) << 5 | 1
+                    | (selected ? 2 : 0) | (first ? 4 : 0) | (last ? 8 : 0) | (reorderable ? 16 : 0)
             }
             hasher.combine(word)
         }

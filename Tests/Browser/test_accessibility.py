@@ -144,8 +144,10 @@ def test_the_skip_link_comes_first_and_leads_to_the_list(phone, servers):
     assert box["y"] >= 0 and box["height"] >= 44, "the focused skip link is on screen"
     skip.send_keys(Keys.ENTER)
     WebDriverWait(phone, 5).until(lambda d: d.current_url.endswith("#content"))
-    first = tab(phone)
-    assert first.get_attribute("class") == "row-link", "the next Tab lands on the first message"
+    search = tab(phone)
+    assert search.get_attribute("id") == "q", "the next Tab lands on the search field"
+    first = tab(phone, 5)
+    assert first.get_attribute("class") == "row-link", "past Search and the three filters, Tab lands on the first message"
 
 
 @pytest.mark.parametrize("selector", ["#messages a.row-link", "#edit", "#mailboxes a"])

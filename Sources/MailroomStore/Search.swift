@@ -1,0 +1,125 @@
+import MailroomCore
+
+/// Searches: a mailbox's messages that match a `SearchQuery`, newest first (by id), read through
+/// the FTS5 index when the query has words, so a page of matches costs what its rows cost.
+extension Reader {
+    /// How many matches a page counts before it says "10,000+".
+    public static let countLimit = 10_000
+
+    /// One page of the matches of `query` in `box`; keys are message ids.
+    public func search(_ query: SearchQuery, in box: MailboxID, from place: PagePlace, limit: Int) throws(StoreError) -> ListSlice {
+        let limit = max(limit, 1)
+        var found: [(message: Message, key: Int64)]
+        switch place {
+        case .top:
+            found = try matches(query, in: box, "", [], descending: true, limit: limit)
+        case .below(let key):
+            found = try matches(query, in: box, "KEY < ?", [.integer(key)], descending: true, limit: limit)
+            if found.isEmpty {
+                found = try matches(query, in: box, "", [], descending: false, limit: limit).reversed()
+            }
+        case .above(let key):
+            found = try matches(query, in: box, "KEY > ?", [.integer(key)], descending: false, limit: limit).reversed()
+            if found.count < limit {
+                found = try matches(query, in: box, "", [], descending: true, limit: limit)
+            }
+        }
+        let hasNewer = try found.first.map { first throws(StoreError) in
+            try !matches(query, in: box, "KEY > ?", [.integer(first.key)], descending: false, limit: 1).isEmpty
+        } ?? false
+        let hasOlder = try found.last.map { last throws(StoreError) in
+            try !matches(query, in: box, "KEY < ?", [.integer(last.key)], descending: true, limit: 1).isEmpty
+        } ?? false
+        let counted = try count(query, in: box, enteredBy: nil, limit: Self.countLimit + 1)
+        var slice = ListSlice(
+            rows: found.map(\.message), keys: found.map(\.key), hasNewer: hasNewer, hasOlder: hasOlder,
+            total: min(counted, Self.countLimit), revision: try revision())
+        slice.totalIsAtLeast = counted > Self.countLimit
+        return slice
+    }
+
+    /// The ids of the matches of `query` in `box` that were there at `revision`, newest first:
+    /// what "all N that match" selected on a page read at that revision means.
+    public func ids(matching query: SearchQuery, in box: MailboxID, enteredBy revision: Int64) throws(StoreError) -> [MessageID] {
+        let (sql, values) = Self.matchSQL(query, in: box, columns: "m.id", extra: "m.entered <= ?", [.integer(revision)])
+        let statement = try database.cached(sql + " ORDER BY \(Self.key(of: query)) DESC")
+        try statement.bind(values)
+        defer { statement.reset() }
+        var ids: [MessageID] = []
+        while try statement.step() { ids.append(MessageID(try statement.integer(at: 0))) }
+        return ids
+    }
+
+    /// How many matches of `query` are in `box` (that were there at `revision`, when given),
+    /// counting at most `limit`.
+    public func count(_ query: SearchQuery, in box: MailboxID, enteredBy revision: Int64?, limit: Int = .max) throws(StoreError) -> Int {
+        let (sql, values) = revision.map { Self.matchSQL(query, in: box, columns: "1", extra: "m.entered <= ?", [.integer($0)]) }
+            ?? Self.matchSQL(query, in: box, columns: "1", extra: "", [])
+        return try count("SELECT count(*) FROM (\(sql) LIMIT ?)", values + [.integer(Int64(min(limit, Int(Int64.max))))])
+    }
+
+    private func matches(
+        _ query: SearchQuery, in box: MailboxID, _ extra: String, _ extraValues: [SQLValue], descending: Bool, limit: Int
+    ) throws(StoreError) -> [(message: Message, key: Int64)] {
+        let (sql, values) = Self.matchSQL(query, in: box, columns: Self.rowColumns, extra: extra, extraValues)
+        let statement = try database.cached(sql + " ORDER BY \(Self.key(of: query)) \(descending ? "DESC" : "ASC") LIMIT ?")
+        try statement.bind(values + [.integer(limit)])
+        defer { statement.reset() }
+        var found: [(message: Message, key: Int64)] = []
+        while try statement.step() {
+            let row = try Self.row(statement, body: nil)
+            found.append((row.message, row.message.id.rawValue))
+        }
+        return found
+    }
+
+    /// The column that orders matches: the index's own rowid when words drive the search (so
+    /// FTS5 reads its matches newest first and stops at the page's end), else the message id.
+    static func key(of query: SearchQuery) -> String {
+        query.match == nil ? "m.id" : "s.rowid"
+    }
+
+    /// The SELECT for `query`'s matches in `box`, with `extra` (and its values) as one more
+    /// condition, in which `KEY` stands for the ordering column.
+    static func matchSQL(
+        _ query: SearchQuery, in box: MailboxID, columns: String, extra: String, _ extraValues: [SQLValue]
+    ) -> (String, [SQLValue]) {
+        var conditions = ["m.mailbox = ?"]
+        var values: [SQLValue] = [.integer(box.rawValue)]
+        var from = "messages m"
+        if let match = query.match {
+            from = "search s JOIN messages m ON m.id = s.rowid"
+            conditions.insert("search MATCH ?", at: 0)
+            values.insert(.text(match), at: 0)
+        }
+        if let unread = query.isUnread {
+            conditions.append("m.unread = ?")
+            values.append(.boolean(unread))
+        }
+        if let flagged = query.isFlagged {
+            conditions.append("m.flagged = ?")
+            values.append(.boolean(flagged))
+        }
+        if let before = query.before {
+            conditions.append("m.created_at < ?")
+            values.append(.integer(before))
+        }
+        if let after = query.after {
+            conditions.append("m.created_at >= ?")
+            values.append(.integer(after))
+        }
+        // No message has attachments until mail arrives over SMTP.
+        if query.hasAttachment { conditions.append("0") }
+        if !extra.isEmpty {
+            conditions.append(extra.replacingKey(with: key(of: query)))
+            values += extraValues
+        }
+        return ("SELECT \(columns) FROM \(from) WHERE " + conditions.joined(separator: " AND "), values)
+    }
+}
+
+extension String {
+    fileprivate func replacingKey(with column: String) -> String {
+        split(separator: "KEY", omittingEmptySubsequences: false).joined(separator: column)
+    }
+}
