@@ -48,12 +48,16 @@ screenshots: test-deps
 
 # Figures, not a timed test, release build: page render cost and durable save rate in-process,
 # then scripts/bench-http: Mailroom over HTTP with wrk, beside nginx serving the same bytes and
-# SQLite's own commit rate, as one table (BENCH_ROUNDS=3 rounds of BENCH_SECONDS=3, ~4 minutes).
+# SQLite's own commit rate, as one table (BENCH_ROUNDS=3 rounds of BENCH_SECONDS=3, ~4 minutes),
+# then scripts/bench-scale: 1,000,000 messages beside 1,000 (pages, deep pages, search, a
+# 100,000-message delete and its Undo, posts, memory). The million is seeded once into
+# .build/bench-cache (about 10 minutes) and copied for each run.
 bench: bench-deps
 	$(SWIFT) build -c release --product mailroom-bench
 	./.build/release/mailroom-bench
 	$(SWIFT) build -c release --product mailroom
 	./scripts/bench-http
+	./scripts/bench-scale
 
 # libFuzzer on the request parsers: `make fuzz RUNS=-1` runs until stopped; crashes land in Fuzz/crashes.
 RUNS ?= 1000000

@@ -39,10 +39,10 @@ def main():
         "nginx-page-50": ("  nginx, the same bytes from a file", None),
         "page-500": (f"GET inbox page, 500 messages ({bytes_of('page_500_bytes')})", "nginx-page-500"),
         "nginx-page-500": ("  nginx, the same bytes from a file", None),
-        "page-10000": (f"GET inbox page, 5,000 of 10,000 ({bytes_of('page_10000_bytes')})", "nginx-page-10000"),
+        "page-10000": (f"GET inbox page, 500 of 10,000 ({bytes_of('page_10000_bytes')})", "nginx-page-10000"),
         "nginx-page-10000": ("  nginx, the same bytes from a file", None),
         "render-50": ("GET inbox page, 50, rendered for a new address", None),
-        "render-10000": ("GET inbox page, 5,000, rendered for a new address", None),
+        "render-10000": ("GET inbox page, 500 of 10,000, rendered for a new address", None),
         "not-modified": ("GET inbox page, 50, If-None-Match: 304", None),
         "css": (f"GET /style.css ({bytes_of('css_bytes')})", "nginx-css"),
         "nginx-css": ("  nginx, the same bytes from a file", None),
@@ -152,7 +152,8 @@ def main():
         if (big, connections) not in runs or (small, connections) not in runs:
             return None
         args = (field,) if field else ()
-        return (cpu_per_request(big, connections, *args) - cpu_per_request(small, connections, *args)) / 4_950
+        # 500 rows against 50.
+        return (cpu_per_request(big, connections, *args) - cpu_per_request(small, connections, *args)) / 450
 
     per_row = {}
     for connections in (64, 1):
@@ -188,6 +189,8 @@ def main():
     value = ratio("page-50", 64)
     if value is not None:
         print(f"  GET page, 50 messages, 64 connections, >= 0.5x nginx: {value:.2f}x  {met(value >= 0.5)}")
+    if value is not None:
+        print(f"  GET page of 50, 64 connections, logging off, >= 0.8x nginx (issue 10): {value:.2f}x  {met(value >= 0.8)}")
     if ("page-50", 1) in runs:
         p50 = median("page-50", 1, "p50_us") / 1000
         print(f"  GET page, single connection, p50 < 0.1 ms: {p50:.3f} ms  {met(p50 < 0.1)}")

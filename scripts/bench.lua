@@ -33,9 +33,11 @@ end
 -- Only a script that defines request() pays for Lua on every request: the GET runs do not.
 if vary then
    local serial = 0
+   -- After the address's own query, if it has one (a deep page, a search).
+   local separator = string.find(wrk.path, "?", 1, true) and "&" or "?"
    function request()
       serial = serial + 1
-      return wrk.format("GET", wrk.path .. "?n=" .. vary .. "-" .. first .. "-" .. serial)
+      return wrk.format("GET", wrk.path .. separator .. "n=" .. vary .. "-" .. first .. "-" .. serial)
    end
 elseif token then
    local headers = {

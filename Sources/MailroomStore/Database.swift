@@ -53,6 +53,12 @@ final class Database {
         try check(sqlite3_exec(handle, sql, nil, nil, nil), sql: sql)
     }
 
+    /// Runs one statement that binds nothing, compiled once per connection: for the statements
+    /// a request runs every time (BEGIN, COMMIT, SAVEPOINT), which `execute` would parse anew.
+    func run(_ sql: String) throws(StoreError) {
+        try cached(sql).run([])
+    }
+
     /// Compiles one statement. `persistent` tells SQLite the statement will be reused many times.
     func prepare(_ sql: String, persistent: Bool = false) throws(StoreError) -> Statement {
         var statement: OpaquePointer?
@@ -83,10 +89,10 @@ final class Database {
 
     /// Runs `body` in one write transaction: all of it is committed, or none of it.
     func transaction<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
-        try execute("BEGIN IMMEDIATE")
+        try run("BEGIN IMMEDIATE")
         do throws(StoreError) {
             let result = try body()
-            try execute("COMMIT")
+            try run("COMMIT")
             return result
         } catch {
             rollback()

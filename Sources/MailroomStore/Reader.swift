@@ -34,11 +34,16 @@ public class Reader {
 
     /// The mailbox that holds message `id`, if any does.
     public func mailbox(of id: MessageID) throws(StoreError) -> MailboxID? {
-        let statement = try database.cached("SELECT mailbox FROM messages WHERE id = ?")
+        try place(of: id)?.mailbox
+    }
+
+    /// Where message `id` is and whether it is unread, without reading the rest of it.
+    public func place(of id: MessageID) throws(StoreError) -> (mailbox: MailboxID, isUnread: Bool)? {
+        let statement = try database.cached("SELECT mailbox, unread FROM messages WHERE id = ?")
         try statement.bind([.integer(id.rawValue)])
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        return MailboxID(rawValue: try statement.integer(at: 0))
+        return (MailboxID(rawValue: try statement.integer(at: 0)), try statement.integer(at: 1) != 0)
     }
 
     /// A whole message, body included, and the mailbox that holds it.

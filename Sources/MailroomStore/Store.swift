@@ -21,6 +21,9 @@ public final class Store: @unchecked Sendable {
     private var readers: [Database] = []
     private let readersLock = Lock()
     private let isOpen = Atomic<Bool>(true)
+    /// The revision of the last commit, raised only once it is durable: a read that starts after
+    /// loading it sees at least that commit.
+    private let committed: Atomic<Int64>
 
     /// Opens or creates the file, takes its lock for as long as this store is open, and brings
     /// its schema up to date.
@@ -41,8 +44,22 @@ public final class Store: @unchecked Sendable {
         try database.execute("PRAGMA synchronous = FULL")
         try database.execute("PRAGMA foreign_keys = ON")
         try Schema.apply(pending, to: database)
+        committed = Atomic(try Reader(database: database).revision())
         writer = database
     }
+
+    /// Lets the writer keep up to `megabytes` of the file's pages in memory: for loading a big
+    /// file at once (a benchmark's seed), where the indexes' pages would otherwise be read and
+    /// written again for every few rows.
+    public func setWriterCache(megabytes: Int) throws(StoreError) {
+        try writerLock.withLock { () throws(StoreError) in
+            guard let writer else { throw .closed }
+            try writer.execute("PRAGMA cache_size = -\(megabytes * 1_024)")
+        }
+    }
+
+    /// The revision of the last durable commit (see `Transaction.stamp`).
+    public var revision: Int64 { committed.load(ordering: .acquiring) }
 
     /// The schema version this build writes.
     public static var schemaVersion: Int32 { Schema.currentVersion }
@@ -53,7 +70,8 @@ public final class Store: @unchecked Sendable {
     public func write<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
         try writerLock.withLock { () throws -> Result in
             guard let database = writer else { throw StoreError.closed }
-            return try database.transaction { () throws(StoreError) -> Result in
+            var made: Int64?
+            let result = try database.transaction { () throws(StoreError) -> Result in
                 let transaction = Transaction(database: database, stamp: try Reader(database: database).revision() + 1)
                 let before = database.totalChanges
                 let result: Result
@@ -67,9 +85,12 @@ public final class Store: @unchecked Sendable {
                 // A transaction that changed nothing makes no new revision, so pages stay cached.
                 if database.totalChanges != before {
                     try transaction.run("UPDATE counters SET value = ? WHERE name = 'revision'", [.integer(transaction.stamp)])
+                    made = transaction.stamp
                 }
                 return result
             }
+            if let made { committed.store(made, ordering: .releasing) }
+            return result
         }
     }
 
@@ -79,8 +100,8 @@ public final class Store: @unchecked Sendable {
         guard isOpen.load(ordering: .acquiring) else { throw .closed }
         let database = try takeReader()
         defer { readersLock.withLock { readers.append(database) } }
-        try database.execute("BEGIN")
-        defer { try? database.execute("COMMIT") }
+        try database.run("BEGIN")
+        defer { try? database.run("COMMIT") }
         return try body(Reader(database: database))
     }
 

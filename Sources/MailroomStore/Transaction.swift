@@ -17,13 +17,14 @@ public final class Transaction: Reader {
     /// Runs `body` so that, when it throws, nothing it did is kept, while the rest of the
     /// transaction goes on (a savepoint).
     public func attempt<Result>(_ body: () throws -> Result) throws -> Result {
-        try database.execute("SAVEPOINT command")
+        try database.run("SAVEPOINT command")
         do {
             let result = try body()
-            try database.execute("RELEASE command")
+            try database.run("RELEASE command")
             return result
         } catch {
-            try database.execute("ROLLBACK TO command; RELEASE command")
+            try database.run("ROLLBACK TO command")
+            try database.run("RELEASE command")
             throw error
         }
     }

@@ -5,7 +5,8 @@ import MailroomStore
 extension MailroomApp {
     func showList(_ box: MailboxID, request: Request) throws(HTTPError) -> Response {
         let requested = try ListQuery.state(from: request.query)
-        let revision = revision.load(ordering: .acquiring)
+        // Loaded before the page is read: the page shows at least this revision.
+        let revision = store.revision
         let now = now()
         // Unchanged data, the same address and the same day: the browser's copy is current.
         let etag = PageTag.for(boot: boot, revision: Int(revision), target: request.target, day: now / 86_400)

@@ -13,9 +13,6 @@ public typealias BeforeCommit = @Sendable () throws -> Void
 /// The whole web application as one `(Request) -> Response` function over the mail store.
 public final class MailroomApp: Sendable {
     public let store: Store
-    /// The store's revision as of the last commit this app made: pages' ETags and caches use it.
-    /// Raised only once a commit is durable, so a page read at revision r shows at least r.
-    let revision: Atomic<Int64>
     let beforeCommit: BeforeCommit?
     let files: StaticFiles
     let now: @Sendable () -> Int64
@@ -41,7 +38,6 @@ public final class MailroomApp: Sendable {
         beforeCommit: BeforeCommit? = nil
     ) throws(StoreError) {
         self.store = store
-        self.revision = Atomic(try store.read { reader throws(StoreError) in try reader.revision() })
         self.security = security
         self.signIn = signIn
         self.pageSize = min(max(pageSize, Self.pageSizes.lowerBound), Self.pageSizes.upperBound)
@@ -65,7 +61,6 @@ public final class MailroomApp: Sendable {
             throw error as? StoreError ?? .failed("\(error)")
         }
         self.store = store
-        self.revision = Atomic(try store.read { reader throws(StoreError) in try reader.revision() })
         self.security = security
         self.signIn = signIn
         self.pageSize = min(max(pageSize, Self.pageSizes.lowerBound), Self.pageSizes.upperBound)
@@ -151,8 +146,6 @@ public final class MailroomApp: Sendable {
                 }
                 try beforeCommit?()
             }
-            let stamp = try store.read { reader throws(StoreError) in try reader.revision() }
-            revision.store(stamp, ordering: .releasing)
         } catch {
             let failure = HTTPError(
                 .internalServerError, "Mailroom could not save this change, so nothing was changed. (\(error))")

@@ -6,7 +6,7 @@ extension MailroomApp {
     /// Shows a message and, like Mail, marks it read, unless the person just marked it unread.
     func showMessage(_ id: MessageID, request: Request) throws(HTTPError) -> Response {
         let keepUnread = request.query["keep"] == "unread" || request.method == .head || !Self.isOpenedByAPerson(request)
-        if !keepUnread, try reading({ reader throws(StoreError) in try reader.message(id)?.message.isUnread }) == true {
+        if !keepUnread, try reading({ reader throws(StoreError) in try reader.place(of: id)?.isUnread }) == true {
             _ = try perform { transaction throws(HTTPError) in
                 try ListCommand.reading { () throws(StoreError) in
                     if let box = try transaction.mailbox(of: id) {
@@ -61,17 +61,19 @@ extension MailroomApp {
             return .seeOther(Paths.mailbox(box, notice: notice))
         case "mark-read", "mark-unread", "flag", "unflag":
             let action = form["action"]
-            try perform { transaction throws(HTTPError) in
-                try Self.update(id) { () throws(StoreError) in
+            // The state to come back to is read in the same transaction: no second read after.
+            let isUnread = try perform { transaction throws(HTTPError) -> Bool in
+                try Self.update(id) { () throws(StoreError) -> Bool in
                     switch action {
                     case "mark-read": try transaction.setUnread(false, for: [id], in: box)
                     case "mark-unread": try transaction.setUnread(true, for: [id], in: box)
                     case "flag": try transaction.setFlagged(true, for: [id], in: box)
                     default: try transaction.setFlagged(false, for: [id], in: box)
                     }
+                    return try transaction.place(of: id)?.isUnread ?? false
                 }
             }
-            return .seeOther(try revisit(id))
+            return .seeOther(Self.revisit(id, isUnread: isUnread))
         case let other?:
             throw HTTPError(.badRequest, "Unknown action “\(other)”.")
         case nil:
@@ -80,14 +82,20 @@ extension MailroomApp {
     }
 
     private func revisit(_ id: MessageID, notice: String? = nil) throws(HTTPError) -> String {
-        let isUnread = try reading { reader throws(StoreError) in try reader.message(id)?.message.isUnread } ?? false
+        Self.revisit(id, isUnread: try reading { reader throws(StoreError) in try reader.place(of: id)?.isUnread } ?? false,
+                     notice: notice)
+    }
+
+    /// The message's page after a change: kept unread if it is, with an optional notice.
+    private static func revisit(_ id: MessageID, isUnread: Bool, notice: String? = nil) -> String {
         let query = [isUnread ? "keep=unread" : nil, notice].compactMap { $0 }.joined(separator: "&")
         return query.isEmpty ? Paths.message(id) : Paths.message(id) + "?" + query
     }
 
-    private static func update(_ id: MessageID, _ change: () throws(StoreError) -> some Any) throws(HTTPError) {
+    @discardableResult
+    private static func update<Result>(_ id: MessageID, _ change: () throws(StoreError) -> Result) throws(HTTPError) -> Result {
         do {
-            _ = try change()
+            return try change()
         } catch .refused(.mailbox(.unknownMessage)), .refused(.unknownMailbox) {
             throw noSuchMessage(id)
         } catch {

@@ -29,6 +29,7 @@ enum Seeding {
                 print("mailroom-bench seed: \(path) already exists")
                 return 1
             }
+            try store.setWriterCache(megabytes: 512)
             try seed(store, inbox: inbox, archive: archive)
             return 0
         } catch {
