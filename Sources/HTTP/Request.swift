@@ -11,6 +11,9 @@ public struct Request: Sendable {
     public var peer: String = "-"
     /// The request target as it was sent, for logs.
     public var target: String
+    /// The body's form, once `decodingForm()` has read it: checks and routes that each ask for
+    /// the form then share one decoding.
+    private var decodedForm: FormData?
 
     public init(method: Method, path: String, query: FormData = FormData(), headers: Headers = Headers(), body: [UInt8] = []) {
         self.method = method
@@ -43,6 +46,7 @@ public struct Request: Sendable {
 
     /// The body's form fields, if it is a URL-encoded form.
     public func form() throws(HTTPError) -> FormData {
+        if let decodedForm { return decodedForm }
         let type = headers["Content-Type"]?.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: " \t") ?? ""
         guard Headers.sameName(type, "application/x-www-form-urlencoded") else {
             throw HTTPError(.unsupportedMediaType, "Send the form as application/x-www-form-urlencoded.")
@@ -52,6 +56,15 @@ public struct Request: Sendable {
         } catch {
             throw HTTPError(.badRequest, "The form is malformed: \(error.message)")
         }
+    }
+
+    /// The request with its form decoded once for every later `form()`; unchanged when the body
+    /// is no form (then each `form()` throws as before).
+    public func decodingForm() -> Request {
+        guard decodedForm == nil, let form = try? form() else { return self }
+        var decoded = self
+        decoded.decodedForm = form
+        return decoded
     }
 }
 

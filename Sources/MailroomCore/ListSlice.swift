@@ -20,7 +20,7 @@ public struct ListSlice: Hashable, Sendable {
     /// How many rows the whole list has (at least, when `totalIsAtLeast`).
     public var total: Int
     /// True when counting stopped early: a search with more matches than is worth counting for
-    /// every page reads "of 10,000+".
+    /// every page reads "of 1,000+".
     public var totalIsAtLeast = false
     /// The store's revision when the page was read: what "all N" is taken as of.
     public var revision: Int64

@@ -82,8 +82,7 @@ public final class Transaction: Reader {
         guard source != destination, !outcome.applied.isEmpty else { return outcome }
         let top = try topRank(of: destination) ?? 0
         let count = Int64(outcome.applied.count)
-        let deletion = destination == .trash ? try takeCounter(Counter.nextDeletion) : 0
-        if destination == .trash { lastDeletion = deletion }
+        let deletion = destination == .trash ? try takeDeletion() : 0
         for (index, id) in outcome.applied.enumerated() {
             let rank = top + (count - Int64(index)) * Rank.gap
             if destination == .trash {
@@ -353,6 +352,13 @@ public final class Transaction: Reader {
     }
 
     // MARK: Helpers
+
+    /// A new deletion tag, remembered as this transaction's last.
+    func takeDeletion() throws(StoreError) -> Int64 {
+        let deletion = try takeCounter(Counter.nextDeletion)
+        lastDeletion = deletion
+        return deletion
+    }
 
     func run(_ sql: String, _ values: [SQLValue]) throws(StoreError) {
         try database.cached(sql).run(values)

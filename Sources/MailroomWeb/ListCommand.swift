@@ -86,10 +86,16 @@ enum ListCommand {
 
     /// Applies the command to mailbox `box` and returns the state its page should show next.
     /// `pageSize` says which rows the posted page showed, for Select All.
+    /// `counted` is how many "all N" said, when the page posted it.
     func apply(
-        to transaction: Transaction, in box: MailboxID, state posted: ListState, pageSize: Int
+        to transaction: Transaction, in box: MailboxID, state posted: ListState, pageSize: Int, counted: Int? = nil
     ) throws(HTTPError) -> (ListState, Notice?) {
         let state = try Self.reconciled(posted, in: box, transaction)
+        if let everything = try Self.everything(of: posted, in: box) {
+            if let done = try applyToEverything(everything, transaction, counted: counted) {
+                return (try Self.reconciled(state.selecting([]), in: box, transaction), done)
+            }
+        }
         // Bulk actions name exactly the ticks the person saw (or all that the page counted),
         // so the ones gone meanwhile are counted.
         let ticked = try Self.targets(of: posted, in: box, transaction)
@@ -145,11 +151,8 @@ enum ListCommand {
             return (try Self.reconciled(state, in: box, transaction),
                     Notice(.restored, count: outcome.applied.count, gone: outcome.missing.count))
         case .undoBatch(let batch):
-            let outcome = try Self.reading { () throws(StoreError) in
-                try transaction.restore(try transaction.ids(trashedIn: batch))
-            }
-            return (try Self.reconciled(state, in: box, transaction),
-                    Notice(.restored, count: outcome.applied.count, gone: outcome.missing.count))
+            let restored = try Self.reading { () throws(StoreError) in try transaction.restore(trashedIn: batch) }
+            return (try Self.reconciled(state, in: box, transaction), Notice(.restored, count: restored))
         case .moveStep(let id, let step):
             do {
                 try transaction.move(id, by: step, in: box)
@@ -171,16 +174,61 @@ enum ListCommand {
         }
     }
 
-    /// The ids a bulk action acts on: the ticks, or with "all N" every message that was in the
-    /// list at the revision the page counted, and still is.
+    /// The ids a bulk action acts on: the ticks ("all N" goes through `applyToEverything`).
     private static func targets(of state: ListState, in box: MailboxID, _ transaction: Transaction) throws(HTTPError) -> [MessageID] {
-        guard let revision = state.allAsOf else { return Array(state.selection) }
+        state.allAsOf == nil ? Array(state.selection) : []
+    }
+
+    /// "All N": every message that was in the list at the revision the page counted (and
+    /// matched its search). A search that cannot run selects nothing, never the whole mailbox.
+    private static func everything(of state: ListState, in box: MailboxID) throws(HTTPError) -> Everything? {
+        guard let revision = state.allAsOf else { return nil }
         let (query, problem) = MailroomApp.search(of: state)
-        // "All that match" a search that cannot run is nothing at all, never the whole mailbox.
-        if problem != nil { return [] }
-        return try reading { () throws(StoreError) in
-            if let query { return try transaction.ids(matching: query, in: box, enteredBy: revision) }
-            return try transaction.ids(in: box, enteredBy: revision)
+        if problem != nil { throw HTTPError(.badRequest, "The search could not be run, so nothing was selected: \(problem ?? "")") }
+        return Everything(in: box, asOf: revision, matching: query)
+    }
+
+    /// A bulk action on "all N", in a few statements whatever N is; nil for commands that are
+    /// not bulk actions. The notice counts as gone those that "all N" counted and no longer
+    /// are there; a delete is undone by its batch.
+    private func applyToEverything(_ everything: Everything, _ transaction: Transaction, counted: Int?) throws(HTTPError) -> Notice? {
+        try Self.reading { () throws(StoreError) -> Notice? in
+            let box = everything.mailbox
+            func gone(_ applied: Int) -> Int { max((counted ?? applied) - applied, 0) }
+            switch self {
+            case .markRead:
+                let applied = try transaction.setUnread(false, for: everything)
+                return Notice(.markedRead, count: applied, gone: gone(applied))
+            case .markUnread:
+                let applied = try transaction.setUnread(true, for: everything)
+                return Notice(.markedUnread, count: applied, gone: gone(applied))
+            case .flag:
+                let applied = try transaction.setFlagged(true, for: everything)
+                return Notice(.flagged, count: applied, gone: gone(applied))
+            case .unflag:
+                let applied = try transaction.setFlagged(false, for: everything)
+                return Notice(.unflagged, count: applied, gone: gone(applied))
+            case .removeSelected(.delete) where box == .trash:
+                let applied = try transaction.deletePermanently(everything)
+                return Notice(.destroyed, count: applied, gone: gone(applied))
+            case .removeSelected(.delete), .removeSelected(.move(to: .trash)):
+                let applied = try transaction.move(everything, to: .trash)
+                return Notice(.deleted, count: applied, gone: gone(applied), undoBatch: applied > 0 ? transaction.lastDeletion : nil)
+            case .removeSelected(.move(let target)):
+                let applied = try transaction.move(everything, to: target)
+                return Notice(.moved, count: applied, gone: gone(applied), target: target)
+            case .removeSelected(.restore):
+                let ids: [MessageID]
+                if let query = everything.query {
+                    ids = try transaction.ids(matching: query, in: box, enteredBy: everything.revision)
+                } else {
+                    ids = try transaction.ids(in: box, enteredBy: everything.revision)
+                }
+                let outcome = try transaction.restore(ids)
+                return Notice(.restored, count: outcome.applied.count, gone: gone(outcome.applied.count))
+            default:
+                return nil
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import HTML
+import HTTP
 import MailroomCore
 
 /// A mailbox's list, one page of it, rendered entirely from one `ListState`.
@@ -442,7 +443,10 @@ struct ListPage {
         let fields = ListQuery.fields(for: state).fields.filter { $0.name != "mode" && $0.name != "selected" }
         return .fragment(fields.map { field in
             input(.type(.hidden), .name(field.name), .value(field.value))
-        })
+        } + [
+            // How many "all N" said, so the notice can tell how many were already gone.
+            allCount.map { input(.type(.hidden), .name("all-count"), .value(String($0))) } ?? .fragment([]),
+        ])
     }
 
     /// The current state as hidden fields, so a post returns to it.

@@ -98,8 +98,9 @@ extension MailroomApp {
 
         let command = try ListCommand(form: form)
         let pageSize = pageSize
+        let counted = form["all-count"].flatMap { Int($0) }
         let (next, notice) = try perform { transaction throws(HTTPError) in
-            try command.apply(to: transaction, in: box, state: state, pageSize: pageSize)
+            try command.apply(to: transaction, in: box, state: state, pageSize: pageSize, counted: counted)
         }
         return .seeOther(Paths.mailbox(box, next, notice: notice))
     }

@@ -168,6 +168,8 @@ public final class MailroomApp: Sendable {
 
     public func respond(to request: Request) -> Response {
         var response: Response
+        // The token check and the route both read a post's form: decode it once.
+        let request = request.method == .post ? request.decodingForm() : request
         do throws(HTTPError) {
             if let refusal = security.refusal(for: request) { throw refusal }
             response = try route(request)

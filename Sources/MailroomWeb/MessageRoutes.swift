@@ -23,6 +23,9 @@ extension MailroomApp {
 
     func changeMessage(_ id: MessageID, request: Request) throws(HTTPError) -> Response {
         let form = try request.form()
+        if let action = form["action"], ["mark-read", "mark-unread", "flag", "unflag"].contains(action) {
+            return try mark(id, action, shownIn: form["from"].flatMap { MailboxID(slug: $0) })
+        }
         guard let box = try reading({ reader throws(StoreError) in try reader.mailbox(of: id) }) else {
             if form["action"] == "delete" { return .seeOther(Paths.inbox(.inactive, notice: Notice(.gone))) }
             throw Self.noSuchMessage(id)
@@ -59,25 +62,39 @@ extension MailroomApp {
                 try Removal.move(to: .archive).apply(to: [id], from: box, in: transaction)
             }
             return .seeOther(Paths.mailbox(box, notice: notice))
-        case "mark-read", "mark-unread", "flag", "unflag":
-            let action = form["action"]
-            // The state to come back to is read in the same transaction: no second read after.
-            let isUnread = try perform { transaction throws(HTTPError) -> Bool in
-                try Self.update(id) { () throws(StoreError) -> Bool in
-                    switch action {
-                    case "mark-read": try transaction.setUnread(false, for: [id], in: box)
-                    case "mark-unread": try transaction.setUnread(true, for: [id], in: box)
-                    case "flag": try transaction.setFlagged(true, for: [id], in: box)
-                    default: try transaction.setFlagged(false, for: [id], in: box)
-                    }
-                    return try transaction.place(of: id)?.isUnread ?? false
-                }
-            }
-            return .seeOther(Self.revisit(id, isUnread: isUnread))
         case let other?:
             throw HTTPError(.badRequest, "Unknown action “\(other)”.")
         case nil:
             throw HTTPError(.badRequest, "The form says nothing to do: it has no action.")
+        }
+    }
+
+    private enum Marked: Sendable {
+        case gone, elsewhere
+        case done(isUnread: Bool)
+    }
+
+    /// Mark read or unread, flag or unflag: the commonest post, so all of it (finding the
+    /// message, checking the page's mailbox, the change, and the state to come back to) happens
+    /// in its one transaction.
+    private func mark(_ id: MessageID, _ action: String, shownIn shown: MailboxID?) throws(HTTPError) -> Response {
+        let marked = try perform { transaction throws(HTTPError) -> Marked in
+            try Self.update(id) { () throws(StoreError) -> Marked in
+                guard let place = try transaction.place(of: id) else { return .gone }
+                if let shown, shown != place.mailbox { return .elsewhere }
+                switch action {
+                case "mark-read": try transaction.setUnread(false, for: [id], in: place.mailbox)
+                case "mark-unread": try transaction.setUnread(true, for: [id], in: place.mailbox)
+                case "flag": try transaction.setFlagged(true, for: [id], in: place.mailbox)
+                default: try transaction.setFlagged(false, for: [id], in: place.mailbox)
+                }
+                return .done(isUnread: try transaction.place(of: id)?.isUnread ?? false)
+            }
+        }
+        switch marked {
+        case .gone: throw Self.noSuchMessage(id)
+        case .elsewhere: return .seeOther(Paths.message(id) + "?keep=unread&done=gone")
+        case .done(let isUnread): return .seeOther(Self.revisit(id, isUnread: isUnread))
         }
     }
 

@@ -45,6 +45,7 @@ do {
     if let old = store.migratedFrom {
         Console.out("mailroom: upgraded \(options.databasePath) from schema \(old) to schema \(Store.schemaVersion)")
     }
+    try store.checkpointInBackground()
     // Kept in the database, so pages open in a browser still post after a restart.
     formToken = try store.setting("form-token", orMake: SecurityPolicy.randomToken)
     // Only a database created just now gets the samples; one emptied by people stays empty.

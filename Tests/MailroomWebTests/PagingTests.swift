@@ -97,17 +97,20 @@ import Testing
         // Mail that arrives after the page was read, and a message moved in from the Archive.
         _ = try app.post("/mailboxes/inbox", [("action", "add"), ("subject", "Arrived later")])
         _ = try app.post("/mailboxes/inbox", [("delete", "25")])
-        let response = try app.post(
-            "/mailboxes/inbox", [("mode", "active"), ("all", String(revision)), ("selected", "1-10"), ("action", "delete")])
+        let response = try app.post("/mailboxes/inbox", [
+            ("mode", "active"), ("all", String(revision)), ("all-count", "25"), ("selected", "1-10"), ("action", "delete"),
+        ])
         let location = try #require(response.location)
         let done = try app.get(location).html
-        #expect(done.contains("24 messages moved to Trash."))
+        #expect(done.contains("24 messages moved to Trash. 1 was already gone."))
         #expect(app.subjects(in: .inbox) == ["Arrived later"])
         // Undo, as the notice's button posts it: all 24 back in their old order.
         let undo = try #require(done.tag(id: "undo"))
         #expect(undo.contains("Undo") || done.contains(">Undo<"))
-        let ids = try #require(location.split(separator: "&").first { $0.hasPrefix("undo=") }?.dropFirst(5))
-        _ = try app.post("/mailboxes/inbox", [("action", "undo"), ("id", String(ids).removingPercentEncoding ?? String(ids))])
+        // "All N" is undone by its batch, whatever N is.
+        let batch = try #require(location.split(separator: "&").first { $0.hasPrefix("batch=") }?.dropFirst(6))
+        #expect(done.contains("name=\"batch\" value=\"\(batch)\""))
+        _ = try app.post("/mailboxes/inbox", [("action", "undo"), ("batch", String(batch))])
         #expect(app.subjects(in: .inbox) == ["Arrived later"] + (1...24).map { "Message \($0)" })
         #expect(app.subjects(in: .trash) == ["Message 25"])
     }
