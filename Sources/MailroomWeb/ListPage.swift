@@ -36,7 +36,11 @@ struct ListPage {
                 div(.class("bar-title")) {
                     if state.mode == .active {
                         p(.class("bar-context")) { mailbox.name }
-                        h1(.id("selection-count"), .aria("live", "polite")) { selectionHeading }
+                        if allCount == nil {
+                            h1(.id("selection-count"), .aria("live", "polite")) { selectionHeading }
+                        } else {
+                            h1(.id("selection-count"), .class("all-selected"), .aria("live", "polite")) { selectionHeading }
+                        }
                     } else {
                         h1 { mailbox.name }
                         p(.class("bar-context")) { unreadSummary }
@@ -68,7 +72,8 @@ struct ListPage {
                     addForm
                 }
             }
-            if state.mode == .active {
+            // With "all N" selected the server's count is the truth; ticks on the page are not.
+            if state.mode == .active && allCount == nil {
                 liveCount
             }
         }
@@ -318,10 +323,15 @@ struct ListPage {
             // The server's count is the button's name; the stylesheet paints the live number of
             // ticks over it (Chromium leaves counters out of accessible names: "Delete ()").
             let label = isTrash ? "Delete Permanently" : "Delete"
-            button(.type(.submit), .name("action"), .value("delete"), .class("button bulk destructive counted"),
-                   .id("action-delete"), .aria("disabled", isEmpty ? "true" : "false")) {
-                span(.class("server-count")) { "\(label) (\(Formatting.count(allCount ?? selected.count)))" }
-                span(.class("live-count"), .aria("hidden", "true"), .data("label", label)) { "" }
+            if let allCount {
+                button(.type(.submit), .name("action"), .value("delete"), .class("button bulk destructive"),
+                       .id("action-delete"), .aria("disabled", "false")) { "\(label) (\(Formatting.count(allCount)))" }
+            } else {
+                button(.type(.submit), .name("action"), .value("delete"), .class("button bulk destructive counted"),
+                       .id("action-delete"), .aria("disabled", isEmpty ? "true" : "false")) {
+                    span(.class("server-count")) { "\(label) (\(Formatting.count(selected.count)))" }
+                    span(.class("live-count"), .aria("hidden", "true"), .data("label", label)) { "" }
+                }
             }
         }
     }

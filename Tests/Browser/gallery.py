@@ -1,7 +1,7 @@
 """Every state of every page, made through real form posts, for the accessibility, markup and
 screenshot checks.
 
-`seed(server)` fills a fresh server with a small, realistic set of messages and mailboxes by
+`seed(server)` fills a fresh server (started with `PAGE_SIZE` rows a page, so the Inbox has two) with a small, realistic set of messages and mailboxes by
 submitting the pages' own forms (each carries its `csrf` token), and returns the states in order:
 name, path and the status the page answers with. A state whose page is the answer to a post
 (a refused form) names the form to submit instead of a path.
@@ -164,9 +164,15 @@ def message_ids(client, box="inbox"):
     return [int(match) for match in re.findall(r'<li class="row[^"]*" id="message-\d+" data-id="(\d+)"', client.html)]
 
 
+# Rows a page for the gallery's server: the Inbox then spans two pages.
+PAGE_SIZE = 10
+
+
 def seed(server):
     """Fills a fresh server and returns its states (see the module's summary)."""
     client = Client(server)
+    for index in range(6):
+        add_message(client, "Facilities", f"Reminder {index + 1}: fire drill on the {index + 3}rd floor", "")
     for author, subject, body, _, _ in MESSAGES:
         add_message(client, author, subject, body)
     ids = message_ids(client)                      # newest first
@@ -199,12 +205,25 @@ def seed(server):
     client.get("/mailboxes/inbox?mode=active")
     client.submit("edit-form", button=("action", "select-all"))
     select_all_path = client.path
+    everything = re.search(r'href="([^"]+)" id="select-all-everything"', client.html)
+    assert everything, "Select All on a paged list offers the whole list"
+    all_selected_path = everything.group(1).replace("&amp;", "&")
+    client.get("/mailboxes/inbox")
+    older = re.search(r'id="older" rel="next" href="([^"]+)"', client.html)
+    assert older, "the Inbox spans two pages"
+    older_path = older.group(1).replace("&amp;", "&")
     flagged = by_subject[MESSAGES[2][1]]
     return [
         State("inbox", "/mailboxes/inbox"),
         State("inbox-transient", f"/mailboxes/inbox?mode=transient&row={ids[1]}"),
         State("inbox-active", f"/mailboxes/inbox?mode=active&selected={ids[1]},{ids[3]}"),
         State("inbox-select-all", select_all_path),
+        State("inbox-all-selected", all_selected_path),
+        State("inbox-older", older_path),
+        State("inbox-search", "/mailboxes/inbox?q=printer"),
+        State("inbox-search-active", "/mailboxes/inbox?q=from%3Afacilities&mode=active"),
+        State("inbox-no-results", "/mailboxes/inbox?q=%22no+such+words%22"),
+        State("inbox-search-problem", "/mailboxes/inbox?q=is%3Aeverything"),
         State("inbox-undo", undo_path),
         State("inbox-active-undo", undo_editing_path),
         State("inbox-form-error", "/mailboxes/inbox", status=422, form="add-form",

@@ -27,14 +27,16 @@ class Mailroom:
         self.process.stdout.close()
 
 
-def start(password=None):
-    """A fresh server on its own empty database; with `password`, every page asks for it first."""
+def start(password=None, page_size=None):
+    """A fresh server on its own empty database; with `password`, every page asks for it first;
+    with `page_size`, lists show that many rows a page."""
     work = tempfile.mkdtemp(prefix="mailroom-browser-")
     environment = {key: value for key, value in os.environ.items() if key != "MAILROOM_PASSWORD"}
     if password is not None:
         environment["MAILROOM_PASSWORD"] = password
     process = subprocess.Popen(
-        [BINARY, "--port", "0", "--no-samples", "--quiet", "--public", str(ROOT / "Public")],
+        [BINARY, "--port", "0", "--no-samples", "--quiet", "--public", str(ROOT / "Public")]
+        + (["--page-size", str(page_size)] if page_size else []),
         cwd=work, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     # The banner line is printed once the socket is listening; a warning may come first.

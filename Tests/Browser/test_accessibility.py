@@ -34,7 +34,7 @@ axe.run(document, {runOnly: {type: "tag", values: arguments[0]}, resultTypes: ["
 @pytest.fixture(scope="module")
 def servers():
     """One server seeded with every state, and one with a password for the sign-in page."""
-    server = mailroom_server.start()
+    server = mailroom_server.start(page_size=gallery.PAGE_SIZE)
     locked = mailroom_server.start(password="correct horse")
     try:
         states = gallery.seed(server)
@@ -45,7 +45,8 @@ def servers():
 
 
 STATE_NAMES = [
-    "inbox", "inbox-transient", "inbox-active", "inbox-select-all", "inbox-undo", "inbox-active-undo",
+    "inbox", "inbox-transient", "inbox-active", "inbox-select-all", "inbox-all-selected", "inbox-older",
+    "inbox-search", "inbox-search-active", "inbox-no-results", "inbox-search-problem", "inbox-undo", "inbox-active-undo",
     "inbox-form-error", "archive-empty", "trash", "trash-active", "message", "message-form-error",
     "mailboxes", "mailboxes-form-error", "confirm-empty-trash", "confirm-delete-mailbox", "error-404",
     "signin",

@@ -1,9 +1,12 @@
 """Every list flow as a person does it in Chromium: with the mouse and with the keyboard."""
+import pytest
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
+import gallery
+import mailroom_server
 from viewing import navigate
 
 
@@ -152,3 +155,82 @@ def test_enter_on_a_checkbox_keeps_the_ticks_instead_of_selecting_all(browser, m
     navigate(browser, lambda: box.send_keys(Keys.ENTER))
     assert checked_subjects(browser) == ["Two"]
     assert "1 Selected" in browser.title
+
+
+# --- Lists bigger than a page ----------------------------------------------------------------
+
+
+@pytest.fixture
+def paged():
+    """A server showing ten rows a page, with 25 messages, "Note 1" (oldest) to "Note 25" on top."""
+    server = mailroom_server.start(page_size=10)
+    client = gallery.Client(server)
+    for index in range(1, 26):
+        gallery.add_message(client, "Ann" if index % 2 else "Bob", f"Note {index}", f"Body of note {index}")
+    yield server
+    server.stop()
+
+
+def press(driver, element):
+    """Follows a link or presses a button with the keyboard alone: Enter on it, focused."""
+    navigate(driver, lambda: element.send_keys(Keys.ENTER))
+
+
+def test_older_and_newer_walk_the_pages_by_keyboard(browser, paged):
+    browser.get(paged.url("/mailboxes/inbox"))
+    assert row_subjects(browser) == [f"Note {n}" for n in range(25, 15, -1)]
+    assert "1–10 of 25" in browser.find_element(By.CSS_SELECTOR, ".bar-context").text
+    press(browser, browser.find_element(By.ID, "older"))
+    assert row_subjects(browser) == [f"Note {n}" for n in range(15, 5, -1)]
+    assert "11–20 of 25" in browser.find_element(By.CSS_SELECTOR, ".bar-context").text
+    press(browser, browser.find_element(By.ID, "older"))
+    assert row_subjects(browser) == [f"Note {n}" for n in range(5, 0, -1)]
+    assert not browser.find_elements(By.ID, "older")
+    press(browser, browser.find_element(By.ID, "newer"))
+    assert row_subjects(browser) == [f"Note {n}" for n in range(15, 5, -1)]
+    press(browser, browser.find_element(By.ID, "newest"))
+    assert row_subjects(browser) == [f"Note {n}" for n in range(25, 15, -1)]
+
+
+def test_edit_mode_and_a_post_stay_on_the_same_page(browser, paged):
+    browser.get(paged.url("/mailboxes/inbox"))
+    press(browser, browser.find_element(By.ID, "older"))
+    press(browser, browser.find_element(By.ID, "edit"))
+    box = browser.find_element(By.CSS_SELECTOR, "input[aria-label='Select “Note 12”']")
+    box.send_keys(Keys.SPACE)
+    press(browser, browser.find_element(By.ID, "action-flag"))
+    assert row_subjects(browser) == [f"Note {n}" for n in range(15, 5, -1)], "the same page after the post"
+    assert browser.find_elements(By.ID, "toolbar"), "still in edit mode"
+    assert "1 message flagged." in browser.find_element(By.ID, "notice").text
+
+
+def test_searching_from_the_keyboard_and_the_quick_filters(browser, paged):
+    browser.get(paged.url("/mailboxes/inbox"))
+    field = browser.find_element(By.ID, "q")
+    field.send_keys("from:bob \"note 1\"*")
+    navigate(browser, lambda: field.send_keys(Keys.ENTER))
+    assert row_subjects(browser) == ["Note 18", "Note 16", "Note 14", "Note 12", "Note 10"]
+    assert browser.find_element(By.ID, "q").get_attribute("value") == "from:bob \"note 1\"*"
+    field = browser.find_element(By.ID, "q")
+    field.clear()
+    field.send_keys("is:bogus")
+    navigate(browser, lambda: field.send_keys(Keys.ENTER))
+    assert "is:unread" in browser.find_element(By.ID, "search-problem").text
+    press(browser, browser.find_element(By.ID, "filter-unread"))
+    assert len(row_subjects(browser)) == 10
+    assert browser.find_element(By.ID, "filter-unread").get_attribute("aria-current") == "page"
+
+
+def test_select_all_n_then_delete_and_undo_them_all(browser, paged):
+    browser.get(paged.url("/mailboxes/inbox?mode=active"))
+    press(browser, browser.find_element(By.ID, "action-select-all"))
+    assert "10 Selected" in browser.title
+    press(browser, browser.find_element(By.ID, "select-all-everything"))
+    assert browser.find_element(By.ID, "selection-count").text == "All 25 Selected"
+    assert "Delete (25)" in browser.find_element(By.ID, "action-delete").text
+    press(browser, browser.find_element(By.ID, "action-delete"))
+    assert "25 messages moved to Trash." in browser.find_element(By.ID, "notice").text
+    assert browser.find_elements(By.ID, "empty")
+    press(browser, browser.find_element(By.ID, "undo"))
+    assert row_subjects(browser) == [f"Note {n}" for n in range(25, 15, -1)]
+    assert "25 messages put back." in browser.find_element(By.ID, "notice").text
