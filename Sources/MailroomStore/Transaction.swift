@@ -164,17 +164,28 @@ public final class Transaction: Reader {
 
     // MARK: A mailbox's own order
 
-    /// Moves one message up (towards the top) or down by one place: it trades ranks with its
-    /// neighbour, two rows written.
+    /// Moves one message up (towards the top) or down by one place: it takes a rank between
+    /// the neighbour it passes and the row beyond, one row written. Only the moved message's
+    /// rank changes, so someone walking the pages meanwhile sees every other row exactly once.
     public func move(_ id: MessageID, by step: MoveStep, in box: MailboxID) throws(StoreError) {
-        guard let rank = try rank(of: id, in: box) else { throw .refused(.mailbox(.unknownMessage(id))) }
-        let neighbour = step == .up
-            ? try rows("WHERE m.mailbox = ? AND m.rank > ? ORDER BY m.rank ASC LIMIT 1", [.integer(box.rawValue), .integer(rank)])
-            : try rows("WHERE m.mailbox = ? AND m.rank < ? ORDER BY m.rank DESC LIMIT 1", [.integer(box.rawValue), .integer(rank)])
-        // Already at the edge: like a disabled button, nothing to do.
-        guard let other = neighbour.first else { return }
-        try run("UPDATE messages SET rank = ? WHERE id = ?", [.integer(other.key), .integer(id.rawValue)])
-        try run("UPDATE messages SET rank = ? WHERE id = ?", [.integer(rank), .integer(other.message.id.rawValue)])
+        for _ in 0..<64 {
+            guard let rank = try rank(of: id, in: box) else { throw .refused(.mailbox(.unknownMessage(id))) }
+            let beyond = step == .up
+                ? try rows("WHERE m.mailbox = ? AND m.rank > ? ORDER BY m.rank ASC LIMIT 2", [.integer(box.rawValue), .integer(rank)])
+                : try rows("WHERE m.mailbox = ? AND m.rank < ? ORDER BY m.rank DESC LIMIT 2", [.integer(box.rawValue), .integer(rank)])
+            // Already at the edge: like a disabled button, nothing to do.
+            guard let passed = beyond.first?.key else { return }
+            let next = beyond.dropFirst().first?.key
+            let free = step == .up
+                ? Rank.spread(1, above: passed, below: next)?.first
+                : Rank.spread(1, above: next, below: passed)?.first
+            if let free {
+                try run("UPDATE messages SET rank = ? WHERE id = ?", [.integer(free), .integer(id.rawValue)])
+                return
+            }
+            try makeRoom(in: box, around: passed, for: 1)
+        }
+        throw .invalidData("no room could be made in mailbox \(box) for a move")
     }
 
     /// SwiftUI's `move(fromOffsets:toOffset:)` on `box`'s order, the sources named by id:
