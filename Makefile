@@ -11,9 +11,10 @@ RUN_PACKAGES  := pkg-config libevent-dev libsqlite3-dev
 # wrk measures over HTTP, nginx serves the same bytes as the anchor, curl checks each case first.
 BENCH_PACKAGES := $(RUN_PACKAGES) wrk nginx curl
 # Java runs the Nu Html Checker, pip fetches it and axe-core (pinned wheels, nothing installed),
-# pdftotext reads the text Chromium paints (CSS counters are in no DOM or accessibility tree).
+# pdftotext reads the text Chromium paints (CSS counters are in no DOM or accessibility tree);
+# the sqlite3 shell checks files as another process would.
 TEST_PACKAGES := $(RUN_PACKAGES) chromium chromium-driver python3-selenium python3-pytest \
-                 python3-pip default-jre-headless poppler-utils
+                 python3-pip default-jre-headless poppler-utils sqlite3
 
 .PHONY: run build release test unit-test browser-test screenshots bench fuzz deps test-deps bench-deps test-tools clean
 
