@@ -18,7 +18,7 @@ import TestSupport
     @Test(arguments: [0, 100_000])
     func everyAcknowledgedPostSurvivesSigkillAndTheFileStaysIntact(stored: Int) throws {
         let database = ScratchDatabase("crash")
-        if stored > 0 { try Self.seed(database.path, messages: stored) }
+        if stored > 0 { try database.seed(messages: stored) }
         var generator = SeededGenerator(seed: Self.seed)
         var acknowledged: [String] = []
         var kills = 0
@@ -80,20 +80,6 @@ import TestSupport
     }
 
     // MARK: Helpers
-
-    /// `count` short messages in the Inbox, written through the store as a bulk load.
-    private static func seed(_ path: String, messages count: Int) throws {
-        let store = try Store(path: path)
-        defer { store.close() }
-        try store.write { transaction in
-            for index in 1...count {
-                let message = Message(id: MessageID(Int64(index)), subject: "Stored \(index)",
-                                      body: "Kept from before the crashes, number \(index).", author: "Seed",
-                                      createdAt: 1_700_000_000 + Int64(index))
-                try transaction.insert(message, into: .inbox, rank: Int64(index) << 20, origin: nil)
-            }
-        }
-    }
 
     /// Reads the posts' search (every page of it) and checks that it holds every subject in
     /// `expected`, each once. Returns how many of them were found.

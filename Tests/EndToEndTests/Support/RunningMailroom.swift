@@ -1,4 +1,6 @@
 import Glibc
+import MailroomCore
+import MailroomStore
 
 /// A database file of its own under /tmp for one test, removed with its `-wal`, `-shm` and
 /// `-journal` side files when the test lets go of it.
@@ -11,6 +13,21 @@ final class ScratchDatabase {
     }
 
     deinit { remove() }
+
+    /// `count` short messages in the Inbox ("Stored 1" at the bottom), written through the store
+    /// as a bulk load, before any Mailroom opens the file.
+    func seed(messages count: Int) throws {
+        let store = try Store(path: path)
+        defer { store.close() }
+        try store.write { transaction in
+            for index in 1...count {
+                let message = Message(id: MessageID(Int64(index)), subject: "Stored \(index)",
+                                      body: "Kept from before, number \(index).", author: "Seed",
+                                      createdAt: 1_700_000_000 + Int64(index))
+                try transaction.insert(message, into: .inbox, rank: Int64(index) << 20, origin: nil)
+            }
+        }
+    }
 
     func remove() {
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
