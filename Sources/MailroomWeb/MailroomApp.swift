@@ -24,6 +24,9 @@ public final class MailroomApp: Sendable {
     let rowCache = RowCache()
     let commits = GroupCommit()
     let pageCache = PageCache()
+    /// The mailboxes and their counts as of a revision: every request names a mailbox, and
+    /// asking SQLite each time would cost more than answering a cached page.
+    private let directory = Mutex<(revision: Int64, mailboxes: [MailboxSummary])?>(nil)
     /// Differs on every start, so an ETag from before a restart never matches a page after it.
     let boot = String(UInt64.random(in: 0...UInt64.max), radix: 36)
     /// A file this app made for itself (the in-memory convenience), removed with the app.
@@ -92,7 +95,14 @@ public final class MailroomApp: Sendable {
 
     /// Every mailbox with its counts, as of the last commit.
     func mailboxes() throws(HTTPError) -> [MailboxSummary] {
-        try reading { reader throws(StoreError) in try reader.mailboxes() }
+        // Loaded first: what is read below is at least this revision, so it may stand for it.
+        let revision = store.revision
+        if let known = directory.withLock({ $0 }), known.revision == revision { return known.mailboxes }
+        let mailboxes = try reading { reader throws(StoreError) in try reader.mailboxes() }
+        directory.withLock { known in
+            if (known?.revision ?? -1) < revision { known = (revision, mailboxes) }
+        }
+        return mailboxes
     }
 
     /// Reads from the store; a failure is a 500 that says so.
