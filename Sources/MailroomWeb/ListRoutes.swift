@@ -28,6 +28,13 @@ extension MailroomApp {
     ) throws(HTTPError) -> [UInt8] {
         var (query, searchProblem) = Self.search(of: state)
         let pageSize = pageSize
+        // Loaded before reading: what is read is at least this revision.
+        let revision = store.revision
+        let key = SliceCache.Key(mailbox: box, place: state.place, search: state.search)
+        if searchProblem == nil, state.allAsOf == nil, let known = sliceCache.entry(key, revision: revision) {
+            return try finish(box, state, known.mailboxes, known.slice, allCount: nil, searchProblem: nil,
+                              notice: notice, now: now, draft: draft, problems: problems)
+        }
         let (mailboxes, slice, allCount) = try reading { reader throws(StoreError) in
             let mailboxes = try reader.mailboxes()
             var slice: ListSlice
@@ -52,6 +59,18 @@ extension MailroomApp {
             }
             return (mailboxes, slice, allCount)
         }
+        if searchProblem == nil {
+            sliceCache.store(SliceCache.Entry(slice: slice, mailboxes: mailboxes), for: key, revision: revision)
+        }
+        return try finish(box, state, mailboxes, slice, allCount: allCount, searchProblem: searchProblem,
+                          notice: notice, now: now, draft: draft, problems: problems)
+    }
+
+    /// The page itself, from rows already read.
+    private func finish(
+        _ box: MailboxID, _ state: ListState, _ mailboxes: [MailboxSummary], _ slice: ListSlice, allCount: Int?,
+        searchProblem: String?, notice: Notice?, now: Int64, draft: Draft, problems: [String]
+    ) throws(HTTPError) -> [UInt8] {
         guard let mailbox = mailboxes[box] else { throw HTTPError(.notFound, "There is no mailbox “\(box)”.") }
         let shown = Set(slice.rows.map(\.id))
         let rows = rowCache.batch(day: now / 86_400)

@@ -24,6 +24,7 @@ public final class MailroomApp: Sendable {
     let rowCache = RowCache()
     let commits = GroupCommit()
     let pageCache = PageCache()
+    let sliceCache = SliceCache()
     /// The mailboxes and their counts as of a revision: every request names a mailbox, and
     /// asking SQLite each time would cost more than answering a cached page.
     private let directory = Mutex<(revision: Int64, mailboxes: [MailboxSummary])?>(nil)
