@@ -1,7 +1,8 @@
 import MailroomCore
 import Synchronization
 
-/// The rows of list pages read from the store, kept while the store is at the same revision.
+/// The rows of list pages (a mailbox in its own order, not a search) read from the store, kept
+/// while the store is at the same revision.
 ///
 /// Many addresses show the same rows: edit mode, ticks, a notice, an open confirmation. Each of
 /// them is rendered anew (from the row cache), but the rows are read from SQLite once per
