@@ -36,24 +36,32 @@ public final class MailroomApp: Sendable {
     public static let defaultPageSize = 50
     public static let pageSizes = 10...500
 
-    public init(
+    public convenience init(
         store: Store, publicFolder: String, now: @escaping @Sendable () -> Int64,
         security: SecurityPolicy, signIn: SignIn? = nil, pageSize: Int = MailroomApp.defaultPageSize,
         beforeCommit: BeforeCommit? = nil
-    ) throws(StoreError) {
+    ) {
+        self.init(store: store, ownedFile: nil, publicFolder: publicFolder, now: now, security: security,
+                  signIn: signIn, pageSize: pageSize, beforeCommit: beforeCommit)
+    }
+
+    private init(
+        store: Store, ownedFile: String?, publicFolder: String, now: @escaping @Sendable () -> Int64,
+        security: SecurityPolicy, signIn: SignIn?, pageSize: Int, beforeCommit: BeforeCommit?
+    ) {
         self.store = store
+        self.ownedFile = ownedFile
         self.security = security
         self.signIn = signIn
         self.pageSize = min(max(pageSize, Self.pageSizes.lowerBound), Self.pageSizes.upperBound)
         self.beforeCommit = beforeCommit
         self.files = StaticFiles(root: publicFolder, headers: SecurityHeaders.fields)
         self.now = now
-        self.ownedFile = nil
     }
 
     /// An app over a new store in a temporary file that holds `library`, with no security
     /// checks unless given; the file goes when the app does. For tests and tools.
-    public init(
+    public convenience init(
         library: Library, publicFolder: String, now: @escaping @Sendable () -> Int64,
         security: SecurityPolicy = .off, signIn: SignIn? = nil, pageSize: Int = 500, beforeCommit: BeforeCommit? = nil
     ) throws(StoreError) {
@@ -64,14 +72,8 @@ public final class MailroomApp: Sendable {
         } catch {
             throw error as? StoreError ?? .failed("\(error)")
         }
-        self.store = store
-        self.security = security
-        self.signIn = signIn
-        self.pageSize = min(max(pageSize, Self.pageSizes.lowerBound), Self.pageSizes.upperBound)
-        self.beforeCommit = beforeCommit
-        self.files = StaticFiles(root: publicFolder, headers: SecurityHeaders.fields)
-        self.now = now
-        self.ownedFile = path
+        self.init(store: store, ownedFile: path, publicFolder: publicFolder, now: now, security: security,
+                  signIn: signIn, pageSize: pageSize, beforeCommit: beforeCommit)
     }
 
     /// An app whose Inbox holds `mailbox`'s messages, with no security checks.

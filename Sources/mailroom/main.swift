@@ -74,21 +74,15 @@ if password == nil && !isLoopback {
         + "and delete every message. Use --password-file or MAILROOM_PASSWORD.")
 }
 
-let app: MailroomApp
-do {
-    app = try MailroomApp(
-        store: store,
-        publicFolder: options.publicFolder,
-        now: { Int64(Glibc.time(nil)) },
-        security: SecurityPolicy(
-            allowedHosts: HostNames.allowed(bindingTo: options.server.host, extra: options.allowedHosts),
-            formToken: formToken),
-        signIn: password.map { SignIn(password: $0, log: { Console.out($0) }) },
-        pageSize: options.pageSize)
-} catch {
-    Console.error(error.description)
-    exit(1)
-}
+let app = MailroomApp(
+    store: store,
+    publicFolder: options.publicFolder,
+    now: { Int64(Glibc.time(nil)) },
+    security: SecurityPolicy(
+        allowedHosts: HostNames.allowed(bindingTo: options.server.host, extra: options.allowedHosts),
+        formToken: formToken),
+    signIn: password.map { SignIn(password: $0, log: { Console.out($0) }) },
+    pageSize: options.pageSize)
 
 let server: Server
 do {
