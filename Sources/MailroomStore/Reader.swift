@@ -49,7 +49,7 @@ public class Reader {
     /// A whole message, body included, and the mailbox that holds it.
     public func message(_ id: MessageID) throws(StoreError) -> (message: Message, mailbox: MailboxID)? {
         let statement = try database.cached("""
-            SELECT \(Self.rowColumns), b.body FROM messages m JOIN bodies b USING (id) WHERE m.id = ?
+            SELECT \(Self.rowColumns), b.body FROM \(Self.rowTables) JOIN bodies b ON b.id = m.id WHERE m.id = ?
             """)
         try statement.bind([.integer(id.rawValue)])
         defer { statement.reset() }
@@ -139,15 +139,18 @@ public class Reader {
     // MARK: Shared with the writer
 
     static let rowColumns = """
-        m.id, m.mailbox, m.rank, m.created_at, m.unread, m.flagged, m.subject, m.author, m.preview, m.origin_mailbox
+        m.id, m.mailbox, m.rank, m.created_at, m.unread, m.flagged, h.subject, h.author, h.preview, m.origin_mailbox
         """
+
+    /// Where `rowColumns` come from: placement drives, and each row's headers are looked up by id.
+    static let rowTables = "messages m CROSS JOIN headers h ON h.id = m.id"
 
     func rows(
         _ tail: String, _ values: [SQLValue], withBodies: Bool = false
     ) throws(StoreError) -> [(message: Message, key: Int64)] {
         let sql = withBodies
-            ? "SELECT \(Self.rowColumns), b.body FROM messages m JOIN bodies b USING (id) \(tail)"
-            : "SELECT \(Self.rowColumns) FROM messages m \(tail)"
+            ? "SELECT \(Self.rowColumns), b.body FROM \(Self.rowTables) JOIN bodies b ON b.id = m.id \(tail)"
+            : "SELECT \(Self.rowColumns) FROM \(Self.rowTables) \(tail)"
         let statement = try database.cached(sql)
         try statement.bind(values)
         defer { statement.reset() }

@@ -1,13 +1,14 @@
 import MailroomCore
 
-/// Searches: a mailbox's messages that match a `SearchQuery`, newest first (by id), read through
-/// the FTS5 index when the query has words, so a page of matches costs what its rows cost.
+/// Searches: a mailbox's messages that match a `SearchQuery`. With words, they are read through
+/// the FTS5 index newest first (by id), so a page of matches costs what its rows cost; without
+/// (only filters such as `is:unread`), they come in the mailbox's own order, by rank.
 extension Reader {
     /// How many matches a page counts before it says "1,000+": a phrase of two common words
     /// costs about 10 ms per thousand matches counted in a million messages.
     public static let countLimit = 1_000
 
-    /// One page of the matches of `query` in `box`; keys are message ids.
+    /// One page of the matches of `query` in `box`; keys are what `key(of:)` orders by.
     public func search(_ query: SearchQuery, in box: MailboxID, from place: PagePlace, limit: Int) throws(StoreError) -> ListSlice {
         let limit = max(limit, 1)
         var found: [(message: Message, key: Int64)]
@@ -39,7 +40,7 @@ extension Reader {
         return slice
     }
 
-    /// The ids of the matches of `query` in `box` that were there at `revision`, newest first:
+    /// The ids of the matches of `query` in `box` that were there at `revision`, in the order of its pages:
     /// what "all N that match" selected on a page read at that revision means.
     public func ids(matching query: SearchQuery, in box: MailboxID, enteredBy revision: Int64) throws(StoreError) -> [MessageID] {
         let (sql, values) = Self.matchSQL(query, in: box, columns: "m.id", extra: "m.entered <= ?", [.integer(revision)])
@@ -62,28 +63,29 @@ extension Reader {
     private func matches(
         _ query: SearchQuery, in box: MailboxID, _ extra: String, _ extraValues: [SQLValue], descending: Bool, limit: Int
     ) throws(StoreError) -> [(message: Message, key: Int64)] {
-        let (sql, values) = Self.matchSQL(query, in: box, columns: Self.rowColumns, extra: extra, extraValues)
+        let (sql, values) = Self.matchSQL(query, in: box, columns: Self.rowColumns, extra: extra, extraValues, withHeaders: true)
         let statement = try database.cached(sql + " ORDER BY \(Self.key(of: query)) \(descending ? "DESC" : "ASC") LIMIT ?")
         try statement.bind(values + [.integer(limit)])
         defer { statement.reset() }
         var found: [(message: Message, key: Int64)] = []
         while try statement.step() {
             let row = try Self.row(statement, body: nil)
-            found.append((row.message, row.message.id.rawValue))
+            found.append((row.message, query.match == nil ? row.rank : row.message.id.rawValue))
         }
         return found
     }
 
     /// The column that orders matches: the index's own rowid when words drive the search (so
-    /// FTS5 reads its matches newest first and stops at the page's end), else the message id.
+    /// FTS5 reads its matches newest first and stops at the page's end), else the rank.
     static func key(of query: SearchQuery) -> String {
-        query.match == nil ? "m.id" : "s.rowid"
+        query.match == nil ? "m.rank" : "s.rowid"
     }
 
     /// The SELECT for `query`'s matches in `box`, with `extra` (and its values) as one more
-    /// condition, in which `KEY` stands for the ordering column.
+    /// condition, in which `KEY` stands for the ordering column; `withHeaders` joins `headers h`.
     static func matchSQL(
-        _ query: SearchQuery, in box: MailboxID, columns: String, extra: String, _ extraValues: [SQLValue]
+        _ query: SearchQuery, in box: MailboxID, columns: String, extra: String, _ extraValues: [SQLValue],
+        withHeaders: Bool = false
     ) -> (String, [SQLValue]) {
         var conditions = ["m.mailbox = ?"]
         var values: [SQLValue] = [.integer(box.rawValue)]
@@ -118,6 +120,7 @@ extension Reader {
             conditions.append(extra.replacingKey(with: key(of: query)))
             values += extraValues
         }
+        if withHeaders { from += " CROSS JOIN headers h ON h.id = m.id" }
         return ("SELECT \(columns) FROM \(from) WHERE " + conditions.joined(separator: " AND "), values)
     }
 }

@@ -172,7 +172,9 @@ public final class Store: @unchecked Sendable {
         return value
     }
 
-    /// SQLite's own check of the file and of its foreign keys: "ok", or one line per problem.
+    /// SQLite's own check of the file and of its foreign keys, then Mailroom's: each mailbox's
+    /// counts agree with its messages, and each message has its headers and body. "ok", or one
+    /// line per problem.
     public func integrityCheck() throws(StoreError) -> String {
         try read { reader throws(StoreError) in
             var problems: [String] = []
@@ -186,6 +188,19 @@ public final class Store: @unchecked Sendable {
                 let row = try foreignKeys.optionalInteger(at: 1).map(String.init) ?? "?"
                 problems.append("row \(row) of \(try foreignKeys.text(at: 0)) refers to a missing \(try foreignKeys.text(at: 2))")
             }
+            let counts = try reader.database.prepare("""
+                SELECT b.name FROM mailboxes b
+                WHERE b.total != (SELECT count(*) FROM messages m WHERE m.mailbox = b.id)
+                   OR b.unread != (SELECT count(*) FROM messages m WHERE m.mailbox = b.id AND m.unread = 1)
+                """)
+            while try counts.step() { problems.append("the counts of \(try counts.text(at: 0)) are wrong") }
+            let parts = try reader.database.prepare("""
+                SELECT 'message ' || m.id || ' has no headers' FROM messages m WHERE NOT EXISTS (SELECT 1 FROM headers h WHERE h.id = m.id)
+                UNION ALL SELECT 'message ' || m.id || ' has no body' FROM messages m WHERE NOT EXISTS (SELECT 1 FROM bodies b WHERE b.id = m.id)
+                UNION ALL SELECT 'headers ' || h.id || ' belong to no message' FROM headers h WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = h.id)
+                UNION ALL SELECT 'body ' || b.id || ' belongs to no message' FROM bodies b WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = b.id)
+                """)
+            while try parts.step() { problems.append(try parts.text(at: 0)) }
             return problems.isEmpty ? "ok" : problems.joined(separator: "\n")
         }
     }
@@ -228,4 +243,6 @@ enum Counter {
     static let nextMessageID = "next_message_id"
     static let nextMailboxID = "next_mailbox_id"
     static let nextDeletion = "next_deletion"
+    /// 1 while a bulk statement keeps the mailboxes' counts itself (see `Transaction.countingInBulk`).
+    static let countedInBulk = "counted_in_bulk"
 }

@@ -48,7 +48,7 @@ public final class Transaction: Reader {
     public func edit(_ id: MessageID, with draft: Draft) throws(StoreError) {
         let valid: Draft
         do { valid = try draft.validated() } catch { throw .refused(.mailbox(.draft(error))) }
-        try run("UPDATE messages SET subject = ?, preview = ? WHERE id = ?",
+        try run("UPDATE headers SET subject = ?, preview = ? WHERE id = ?",
                 [.text(valid.subject), .text(Rank.preview(of: valid.body)), .integer(id.rawValue)])
         guard database.changes == 1 else { throw .refused(.mailbox(.unknownMessage(id))) }
         try run("UPDATE bodies SET body = ? WHERE id = ?", [.text(valid.body), .integer(id.rawValue)])
@@ -146,8 +146,6 @@ public final class Transaction: Reader {
     public func deletePermanently(_ ids: some Sequence<MessageID>) throws(StoreError) -> BulkOutcome {
         let outcome = try locate(ids, in: .trash)
         for id in outcome.applied {
-            // The body first: taking it out of the search index reads the row's other words.
-            try run("DELETE FROM bodies WHERE id = ?", [.integer(id.rawValue)])
             try run("DELETE FROM messages WHERE id = ?", [.integer(id.rawValue)])
         }
         return outcome
@@ -157,7 +155,6 @@ public final class Transaction: Reader {
     @discardableResult
     public func emptyTrash() throws(StoreError) -> Int {
         let count = try count("SELECT total FROM mailboxes WHERE id = ?", [.integer(MailboxID.trash.rawValue)])
-        try run("DELETE FROM bodies WHERE id IN (SELECT id FROM messages WHERE mailbox = ?)", [.integer(MailboxID.trash.rawValue)])
         try run("DELETE FROM messages WHERE mailbox = ?", [.integer(MailboxID.trash.rawValue)])
         return count
     }
@@ -316,7 +313,6 @@ public final class Transaction: Reader {
     /// Makes the file hold exactly `library` (for a new file's samples, tests and benchmarks):
     /// every message at a rank that keeps its library order.
     public func replaceAll(with library: Library) throws(StoreError) {
-        try run("DELETE FROM bodies", [])
         try run("DELETE FROM messages", [])
         try run("DELETE FROM mailboxes WHERE id >= ?", [.integer(MailboxID.firstCustom)])
         for mailbox in library.mailboxes {
@@ -349,15 +345,17 @@ public final class Transaction: Reader {
     /// Adds one message as it is, with its id, at `rank` (bulk loading).
     public func insert(_ message: Message, into box: MailboxID, rank: Int64, origin: (MailboxID, Int64)?) throws(StoreError) {
         try run("""
-            INSERT INTO messages (id, mailbox, rank, entered, created_at, unread, flagged, subject, author, preview,
-                                  origin_mailbox, origin_rank, trashed_in)
-            VALUES (?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?, ?, ?)
+            INSERT INTO messages (id, mailbox, rank, entered, created_at, unread, flagged, origin_mailbox, origin_rank, trashed_in)
+            VALUES (?, ?, ?, ?, ?, 1, 0, ?, ?, ?)
             """, [
                 .integer(message.id.rawValue), .integer(box.rawValue), .integer(rank), .integer(stamp),
-                .integer(message.createdAt), .text(message.subject), .text(message.author),
-                .text(Rank.preview(of: message.body)),
-                .optional(origin?.0.rawValue), .optional(origin?.1), .optional(origin.map { _ in stamp }),
+                .integer(message.createdAt), .optional(origin?.0.rawValue), .optional(origin?.1),
+                .optional(origin.map { _ in stamp }),
             ])
+        // The headers before the body: indexing the body reads the subject and sender.
+        try run("INSERT INTO headers (id, subject, author, preview) VALUES (?, ?, ?, ?)", [
+            .integer(message.id.rawValue), .text(message.subject), .text(message.author), .text(Rank.preview(of: message.body)),
+        ])
         try run("INSERT INTO bodies (id, body) VALUES (?, ?)", [.integer(message.id.rawValue), .text(message.body)])
         try run("UPDATE counters SET value = max(value, ?) WHERE name = ?", [.integer(message.id.rawValue + 1), .text(Counter.nextMessageID)])
     }

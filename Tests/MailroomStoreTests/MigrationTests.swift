@@ -80,7 +80,7 @@ import Testing
             let again = try Store(path: path)
             defer { again.close() }
             #expect(again.migratedFrom == nil)
-            #expect(try Database(path: path).userVersion == 3)
+            #expect(try Database(path: path).userVersion == 4)
         }
     }
 }

@@ -67,13 +67,13 @@ import Testing
 
     static let corruptions = [
         Corruption(
-            sql: "INSERT INTO messages VALUES (7, 1, 1, 0, 'yesterday', 1, 0, 's', '', '', NULL, NULL, NULL)",
+            sql: "INSERT INTO messages VALUES (7, 1, 1, 0, 'yesterday', 1, 0, NULL, NULL, NULL); INSERT INTO headers VALUES (7, 's', '', '')",
             complaint: "the column “created_at” holds text where a whole number belongs"),
         Corruption(
-            sql: "INSERT INTO messages VALUES (7, 1, 1, 0, 1, 2, 0, 's', '', '', NULL, NULL, NULL)",
+            sql: "INSERT INTO messages VALUES (7, 1, 1, 0, 1, 2, 0, NULL, NULL, NULL); INSERT INTO headers VALUES (7, 's', '', '')",
             complaint: "message 7 has 2 for a yes/no field"),
         Corruption(
-            sql: "INSERT INTO messages VALUES (7, 1, 1, 0, 1, 1, 0, NULL, '', '', NULL, NULL, NULL)",
+            sql: "INSERT INTO messages VALUES (7, 1, 1, 0, 1, 1, 0, NULL, NULL, NULL); INSERT INTO headers VALUES (7, NULL, '', '')",
             complaint: "the column “subject” holds nothing (NULL) where text belongs"),
     ]
 
@@ -86,7 +86,7 @@ import Testing
                 let database = try Database(path: path)
                 try database.execute("PRAGMA writable_schema = ON")
                 try database.execute("""
-                    UPDATE sqlite_schema SET sql = replace(sql, 'NOT NULL', '') WHERE name = 'messages'
+                    UPDATE sqlite_schema SET sql = replace(sql, 'NOT NULL', '') WHERE name IN ('messages', 'headers')
                     """)
                 try database.execute("PRAGMA writable_schema = OFF")
             }

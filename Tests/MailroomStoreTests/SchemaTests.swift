@@ -14,7 +14,7 @@ import Testing
             #expect(library.nextMessageID == 1)
             #expect(library.nextMailboxID == MailboxID.firstCustom)
             store.close()
-            #expect(try Database(path: path).userVersion == 3)
+            #expect(try Database(path: path).userVersion == 4)
         }
     }
 
@@ -42,7 +42,7 @@ import Testing
             #expect(library.nextMessageID == 8)
             #expect(try store.setting("probe", orMake: { "made" }) == "made")
             store.close()
-            #expect(try Database(path: path).userVersion == 3)
+            #expect(try Database(path: path).userVersion == 4)
         }
     }
 
@@ -64,7 +64,7 @@ import Testing
         #expect(versions == versions.sorted())
         #expect(Set(versions).count == versions.count)
         #expect(versions.first == 1)
-        #expect(Schema.currentVersion == 3)
+        #expect(Schema.currentVersion == 4)
     }
 
     @Test func reopeningAnUpToDateFileRunsNoMigrationAndKeepsItsData() throws {
@@ -89,7 +89,7 @@ import Testing
                 try database.setUserVersion(99)
             }
             let before = contents(of: path)
-            #expect(throws: StoreError.newerSchema(path: path, found: 99, known: 3)) {
+            #expect(throws: StoreError.newerSchema(path: path, found: 99, known: 4)) {
                 _ = try Store(path: path)
             }
             #expect(contents(of: path) == before)

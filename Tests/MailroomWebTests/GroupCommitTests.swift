@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import MailroomCore
 import MailroomStore
 import Synchronization
@@ -37,6 +40,18 @@ import Testing
 
     private func inbox() -> [String: Message] {
         Dictionary(uniqueKeysWithValues: (test.library[.inbox]?.messages ?? []).map { ($0.subject, $0) })
+    }
+
+    /// The leader runs ahead of page rendering while it holds the write lock, when the process
+    /// may raise a thread's priority (root may), and gets its usual priority back afterwards.
+    @Test func theLeaderRunsAtARaisedPriorityOnlyWhileItCommits() {
+        let thread = __priority_which_t(PRIO_PROCESS.rawValue)
+        let usual = getpriority(thread, 0)
+        let during = Shared<Int32?>(nil)
+        test.app.commitBatch([entry { _ in during.value.withLock { $0 = getpriority(thread, 0) } }])
+        let expected = geteuid() == 0 ? max(usual - MailroomApp.leaderBoost, -20) : usual
+        #expect(during.value.withLock { $0 } == expected)
+        #expect(getpriority(thread, 0) == usual)
     }
 
     @Test func aCommandThatFailsAfterChangingSomethingLeavesNoTrace() {
