@@ -52,7 +52,7 @@ screenshots: test-deps
 # SQLite's own commit rate, as one table (BENCH_ROUNDS=3 rounds of BENCH_SECONDS=3, ~4 minutes),
 # then scripts/bench-scale: 1,000,000 messages beside 1,000 (pages, deep pages, search, a
 # 100,000-message delete and its Undo, posts, memory). The million is seeded once into
-# .build/bench-cache (about 10 minutes) and copied for each run.
+# .build/bench-cache (about 10 minutes) and used in place by later runs (what a run changes, it puts back).
 bench: bench-deps
 	$(SWIFT) build -c release --product mailroom-bench
 	./.build/release/mailroom-bench

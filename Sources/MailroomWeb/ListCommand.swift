@@ -84,12 +84,54 @@ enum ListCommand {
         try IDList.decode(form.all(field), field: field)
     }
 
+    /// Whether the command changes only what the page shows (its mode and ticks), never a
+    /// message: such a post is answered from a read snapshot, without queueing for the writer.
+    var changesNothing: Bool {
+        switch self {
+        case .update, .edit, .done, .cancel, .confirmDelete, .selectAll, .deselectAll: true
+        default: false
+        }
+    }
+
+    /// The state a command that changes nothing leads to, read from `reader`; nil for the others.
+    func view(on reader: Reader, in box: MailboxID, state posted: ListState, pageSize: Int) throws(HTTPError) -> (ListState, Notice?)? {
+        let state = try Self.reconciled(posted, in: box, reader)
+        // "All N" with a search that cannot run is refused here as it is for the changes.
+        _ = try Self.everything(of: posted, in: box)
+        switch self {
+        case .update:
+            return (state, nil)
+        case .edit:
+            let count = try Self.reading { () throws(StoreError) in try Self.count(of: box, reader) }
+            return (state.editing(isEmpty: count == 0), nil)
+        case .done, .cancel:
+            return (state.done, nil)
+        case .confirmDelete(let id):
+            guard try Self.reading({ () throws(StoreError) in try reader.mailbox(of: id) }) == box else {
+                return (state, Notice(.gone))
+            }
+            return (state.confirmingDelete(of: id), nil)
+        case .selectAll:
+            let query = MailroomApp.search(of: state).0
+            let page = try Self.reading { () throws(StoreError) in
+                if let query { return try reader.search(query, in: box, from: state.place, limit: pageSize) }
+                return try reader.page(of: box, from: state.place, limit: pageSize)
+            }
+            return (state.selecting(page.rows.map(\.id)), nil)
+        case .deselectAll:
+            return (state.deselectingAll, nil)
+        default:
+            return nil
+        }
+    }
+
     /// Applies the command to mailbox `box` and returns the state its page should show next.
     /// `pageSize` says which rows the posted page showed, for Select All.
     /// `counted` is how many "all N" said, when the page posted it.
     func apply(
         to transaction: Transaction, in box: MailboxID, state posted: ListState, pageSize: Int, counted: Int? = nil
     ) throws(HTTPError) -> (ListState, Notice?) {
+        if let viewed = try view(on: transaction, in: box, state: posted, pageSize: pageSize) { return viewed }
         let state = try Self.reconciled(posted, in: box, transaction)
         if let everything = try Self.everything(of: posted, in: box) {
             if let done = try applyToEverything(everything, transaction, counted: counted) {
@@ -100,27 +142,8 @@ enum ListCommand {
         // so the ones gone meanwhile are counted.
         let ticked = try Self.targets(of: posted, in: box, transaction)
         switch self {
-        case .update:
-            return (state, nil)
-        case .edit:
-            let count = try Self.reading { () throws(StoreError) in try Self.count(of: box, transaction) }
-            return (state.editing(isEmpty: count == 0), nil)
-        case .done, .cancel:
-            return (state.done, nil)
-        case .confirmDelete(let id):
-            guard try Self.reading({ () throws(StoreError) in try transaction.mailbox(of: id) }) == box else {
-                return (state, Notice(.gone))
-            }
-            return (state.confirmingDelete(of: id), nil)
-        case .selectAll:
-            let query = MailroomApp.search(of: state).0
-            let page = try Self.reading { () throws(StoreError) in
-                if let query { return try transaction.search(query, in: box, from: state.place, limit: pageSize) }
-                return try transaction.page(of: box, from: state.place, limit: pageSize)
-            }
-            return (state.selecting(page.rows.map(\.id)), nil)
-        case .deselectAll:
-            return (state.deselectingAll, nil)
+        case .update, .edit, .done, .cancel, .confirmDelete, .selectAll, .deselectAll:
+            return (state, nil)  // answered by `view` above
         case .removeSelected(let removal):
             guard !ticked.isEmpty else { return (state, Notice(.nothingSelected)) }
             let notice = try removal.apply(to: ticked, from: box, in: transaction)
@@ -233,7 +256,7 @@ enum ListCommand {
     }
 
     /// `state` made to fit `box` as it now is: ticks of rows gone are dropped.
-    static func reconciled(_ state: ListState, in box: MailboxID, _ transaction: Transaction) throws(HTTPError) -> ListState {
+    static func reconciled(_ state: ListState, in box: MailboxID, _ transaction: Reader) throws(HTTPError) -> ListState {
         try reading { () throws(StoreError) in
             let isEmpty = try count(of: box, transaction) == 0
             var present: Set<MessageID> = []

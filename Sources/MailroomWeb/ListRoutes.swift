@@ -118,6 +118,12 @@ extension MailroomApp {
 
         let command = try ListCommand(form: form)
         let pageSize = pageSize
+        if command.changesNothing {
+            let viewed = try readingView { (reader: Reader) throws(HTTPError) in
+                try command.view(on: reader, in: box, state: state, pageSize: pageSize)
+            }
+            if let (next, notice) = viewed { return .seeOther(Paths.mailbox(box, next, notice: notice)) }
+        }
         let counted = form["all-count"].flatMap { Int($0) }
         let (next, notice) = try perform { transaction throws(HTTPError) in
             try command.apply(to: transaction, in: box, state: state, pageSize: pageSize, counted: counted)

@@ -117,6 +117,15 @@ public final class MailroomApp: Sendable {
         }
     }
 
+    /// Reads from one snapshot with a body that may itself refuse with an HTTP error, such as a
+    /// post that changes only what the page shows.
+    func readingView<Result>(_ body: (Reader) throws(HTTPError) -> Result) throws(HTTPError) -> Result {
+        let outcome = try reading { reader throws(StoreError) -> Swift.Result<Result, HTTPError> in
+            do throws(HTTPError) { return .success(try body(reader)) } catch { return .failure(error) }
+        }
+        return try outcome.get()
+    }
+
     /// Runs `command` in a transaction and answers only once it is durable. A command that
     /// throws changes nothing; nor does a commit that fails. Commands from requests arriving
     /// together are committed together (see `GroupCommit`); readers never wait for a commit.

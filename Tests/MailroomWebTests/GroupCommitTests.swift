@@ -54,6 +54,22 @@ import Testing
         #expect(getpriority(thread, 0) == usual)
     }
 
+    /// Posts that change only what the page shows (Edit, Select All, ticks, Done) are answered
+    /// from a read snapshot: they make no commit, so they never queue behind the writer.
+    @Test func postsThatChangeOnlyThePageMakeNoCommit() throws {
+        for action in ["edit", "select-all", "deselect-all", "update", "done"] {
+            let response = try test.post("/mailboxes/inbox", [("mode", "active"), ("action", action)])
+            #expect(response.code == 303, "\(action)")
+        }
+        let ticked = try test.post("/mailboxes/inbox", [("mode", "active"), ("action", "select-all")])
+        #expect(ticked.location?.contains("selected=1-3") == true, "\(ticked.location ?? "no location")")
+        #expect(commits.value.withLock { $0 } == 0)
+        let flagged = try test.post("/mailboxes/inbox", [("mode", "active"), ("selected", "1-3"), ("action", "flag")])
+        #expect(flagged.code == 303)
+        #expect(commits.value.withLock { $0 } == 1)
+        #expect(inbox().values.filter(\.isFlagged).count == 3)
+    }
+
     @Test func aCommandThatFailsAfterChangingSomethingLeavesNoTrace() {
         let (one, two, three) = (test.anyID("One"), test.anyID("Two"), test.anyID("Three"))
         test.app.commitBatch([
