@@ -220,9 +220,10 @@ private struct Head {
         guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy(RequestParser.isTokenCharacter) else {
             return .failure(RequestParser.bad("The request line is not “METHOD target HTTP/1.1”."))
         }
-        let version = Array(parts[2])
-        guard version.count == 8, version.starts(with: Array("HTTP/".utf8)), version[6] == UInt8(ascii: "."),
-              let major = digit(version[5]), let minor = digit(version[7])
+        let version = parts[2]
+        let start = version.startIndex
+        guard version.count == 8, version.starts(with: "HTTP/".utf8), version[start + 6] == UInt8(ascii: "."),
+              let major = digit(version[start + 5]), let minor = digit(version[start + 7])
         else {
             return .failure(RequestParser.bad("The request line does not end in an HTTP version."))
         }
@@ -239,7 +240,8 @@ private struct Head {
             return .failure(RequestParser.bad("The address holds spaces, control characters or invalid UTF-8."))
         }
         var authority: String?
-        for scheme in ["http://", "https://"] where target.lowercased().hasPrefix(scheme) {
+        // The usual origin form ("/path") needs no look for a scheme.
+        for scheme in ["http://", "https://"] where rawTarget.first != UInt8(ascii: "/") && target.lowercased().hasPrefix(scheme) {
             let rest = target.dropFirst(scheme.count)
             let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
             authority = String(rest[..<end])

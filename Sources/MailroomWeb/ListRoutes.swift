@@ -4,14 +4,17 @@ import MailroomStore
 
 extension MailroomApp {
     func showList(_ box: MailboxID, request: Request) throws(HTTPError) -> Response {
-        let requested = try ListQuery.state(from: request.query)
         // Loaded before the page is read: the page shows at least this revision.
         let revision = store.revision
         let now = now()
-        // Unchanged data, the same address and the same day: the browser's copy is current.
+        // Unchanged data, the same address and the same day: the browser's copy is current. An
+        // address that is cached, or that the browser holds, was read (and checked) already.
         let etag = PageTag.for(boot: boot, revision: Int(revision), target: request.target, day: now / 86_400)
+        if let cached = pageCache.page(etag, revision: Int(revision)) {
+            return PageTag.matches(request, etag) ? PageTag.notModified(etag) : cached
+        }
+        let requested = try ListQuery.state(from: request.query)
         if PageTag.matches(request, etag) { return PageTag.notModified(etag) }
-        if let cached = pageCache.page(etag, revision: Int(revision)) { return cached }
         let html = try render(box, requested, notice: Notice(from: request.query), now: now)
         var response = Response(html: html)
         response.headers.add("ETag", etag)

@@ -3,7 +3,7 @@ import HTTP
 /// ETags for pages: a reload of a page whose data, address and day are unchanged is a 304.
 enum PageTag {
     static func `for`(boot: String, revision: Int, target: String, day: Int64) -> String {
-        "W/\"\(boot)-r\(revision)-d\(day)-\(Fingerprint.hex(target.utf8))\""
+        "W/\"\(boot)-r\(revision)-d\(day)-\(Fingerprint.hex(target))\""
     }
 
     static func matches(_ request: Request, _ etag: String) -> Bool {
