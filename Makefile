@@ -16,7 +16,7 @@ BENCH_PACKAGES := $(RUN_PACKAGES) wrk nginx curl
 TEST_PACKAGES := $(RUN_PACKAGES) chromium chromium-driver python3-selenium python3-pytest \
                  python3-pip default-jre-headless poppler-utils sqlite3
 
-.PHONY: run build release test unit-test browser-test screenshots bench fuzz deps test-deps bench-deps test-tools clean
+.PHONY: run build release test unit-test browser-test screenshots bench fuzz fuzz-http fuzz-smtp deps test-deps bench-deps test-tools clean
 
 run: deps release
 	./.build/release/mailroom --host $(HOST) --port $(PORT) $(RUN_ARGS)
@@ -60,13 +60,22 @@ bench: bench-deps
 	./scripts/bench-http
 	./scripts/bench-scale
 
-# libFuzzer on the request parsers: `make fuzz RUNS=-1` runs until stopped; crashes land in Fuzz/crashes.
+# libFuzzer on the HTTP request parsers, then on SMTP sessions: `make fuzz RUNS=-1` runs each until
+# stopped; crashes land in Fuzz/crashes.
 RUNS ?= 1000000
-fuzz: deps
+fuzz: fuzz-http fuzz-smtp
+
+fuzz-http: deps
 	mkdir -p .build/fuzz/corpus Fuzz/crashes
 	swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name HTTP \
 		Sources/HTTP/*.swift Fuzz/FuzzEntry.swift -o .build/fuzz/mailroom-fuzz
 	./.build/fuzz/mailroom-fuzz -runs=$(RUNS) -max_len=512 -artifact_prefix=Fuzz/crashes/ .build/fuzz/corpus Fuzz/corpus
+
+fuzz-smtp: deps
+	mkdir -p .build/fuzz/smtp-corpus Fuzz/crashes
+	swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name SMTP \
+		Sources/SMTP/*.swift Fuzz/FuzzEntry.swift -o .build/fuzz/mailroom-fuzz-smtp
+	./.build/fuzz/mailroom-fuzz-smtp -runs=$(RUNS) -max_len=2048 -artifact_prefix=Fuzz/crashes/smtp- .build/fuzz/smtp-corpus Fuzz/smtp-corpus
 
 deps:
 	@./scripts/install-packages $(RUN_PACKAGES)

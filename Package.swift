@@ -26,6 +26,8 @@ let package = Package(
         .target(name: "HTML"),
         // HTTP values (requests, responses, forms, static files) with no sockets.
         .target(name: "HTTP"),
+        // SMTP sessions as values (commands, replies, limits, message text) with no sockets.
+        .target(name: "SMTP"),
         // libevent behind a (Request) -> Response handler.
         .target(name: "HTTPServer", dependencies: ["HTTP", "CLibevent"]),
         // SQLite persistence: the only importer of CSQLite.
@@ -42,6 +44,7 @@ let package = Package(
         .testTarget(name: "HTMLTests", dependencies: ["HTML"]),
         .testTarget(name: "MailroomStoreTests", dependencies: ["MailroomStore", "MailroomCore", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
+        .testTarget(name: "SMTPTests", dependencies: ["SMTP", "TestSupport"]),
         .testTarget(name: "MailroomWebTests", dependencies: ["MailroomWeb", "MailroomCore", "MailroomStore", "HTTP"]),
         .testTarget(
             name: "HostileRequestTests",
