@@ -305,7 +305,8 @@ enum Removal {
                 let outcome = try transaction.deletePermanently(ids)
                 return Notice(.destroyed, count: outcome.applied.count, gone: outcome.missing.count)
             // A delete outside Trash (the case above took Trash's), or a move to Trash from elsewhere.
-            case .delete, .move(to: .trash) where box != .trash:
+            case .delete,
+                 .move(to: .trash) where box != .trash:
                 // Moving to Trash is deleting, with Undo; from Trash itself it moves nothing.
                 let outcome = try transaction.move(ids, from: box, to: .trash)
                 let fits = outcome.applied.count <= Notice.maximumUndoIDs
