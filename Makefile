@@ -7,7 +7,7 @@ HOST        ?= 127.0.0.1
 RUN_ARGS    ?=
 PYTHON      := /usr/bin/python3
 
-RUN_PACKAGES  := pkg-config libevent-dev libsqlite3-dev
+RUN_PACKAGES  := pkg-config libevent-dev libsqlite3-dev libgmime-3.0-dev
 # wrk measures over HTTP, nginx serves the same bytes as the anchor, curl checks each case first.
 BENCH_PACKAGES := $(RUN_PACKAGES) wrk nginx curl
 # Java runs the Nu Html Checker, pip fetches it and axe-core (pinned wheels, nothing installed),

@@ -18,6 +18,11 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CGMime",
+            pkgConfig: "gmime-3.0",
+            providers: [.apt(["libgmime-3.0-dev"])]
+        ),
         // glibc's mallopt, for the server process's memory settings (mailroom's main.swift).
         .systemLibrary(name: "CMalloc"),
         // The model: pure Swift, no I/O.
@@ -26,6 +31,8 @@ let package = Package(
         .target(name: "HTML"),
         // HTTP values (requests, responses, forms, static files) with no sockets.
         .target(name: "HTTP"),
+        // MIME through GMime: raw message in, decoded headers, text, HTML and attachments out.
+        .target(name: "MailroomMail", dependencies: ["CGMime"]),
         // SMTP sessions as values (commands, replies, limits, message text) with no sockets.
         .target(name: "SMTP"),
         // libevent behind a (Request) -> Response handler.
@@ -45,6 +52,7 @@ let package = Package(
         .testTarget(name: "MailroomStoreTests", dependencies: ["MailroomStore", "MailroomCore", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP", "TestSupport"]),
+        .testTarget(name: "MailroomMailTests", dependencies: ["MailroomMail"]),
         .testTarget(name: "MailroomWebTests", dependencies: ["MailroomWeb", "MailroomCore", "MailroomStore", "HTTP"]),
         .testTarget(
             name: "HostileRequestTests",

@@ -1,0 +1,22 @@
+#ifndef MAILROOM_CGMIME_SHIM_H
+#define MAILROOM_CGMIME_SHIM_H
+
+#include <gmime/gmime.h>
+
+// GObject's type checks and casts are macros, which Swift cannot import: these are the ones
+// MailroomMail needs, as functions.
+static inline int mailroom_is_multipart(GMimeObject *object) { return GMIME_IS_MULTIPART(object); }
+static inline int mailroom_is_part(GMimeObject *object) { return GMIME_IS_PART(object); }
+static inline int mailroom_is_text_part(GMimeObject *object) { return GMIME_IS_TEXT_PART(object); }
+static inline int mailroom_is_message_part(GMimeObject *object) { return GMIME_IS_MESSAGE_PART(object); }
+static inline GMimeMultipart *mailroom_as_multipart(GMimeObject *object) { return GMIME_MULTIPART(object); }
+static inline GMimePart *mailroom_as_part(GMimeObject *object) { return GMIME_PART(object); }
+static inline GMimeTextPart *mailroom_as_text_part(GMimeObject *object) { return GMIME_TEXT_PART(object); }
+static inline GMimeMessagePart *mailroom_as_message_part(GMimeObject *object) { return GMIME_MESSAGE_PART(object); }
+static inline int mailroom_is_mailbox(InternetAddress *address) { return INTERNET_ADDRESS_IS_MAILBOX(address); }
+static inline int mailroom_is_group(InternetAddress *address) { return INTERNET_ADDRESS_IS_GROUP(address); }
+static inline InternetAddressMailbox *mailroom_as_mailbox(InternetAddress *address) { return INTERNET_ADDRESS_MAILBOX(address); }
+static inline InternetAddressGroup *mailroom_as_group(InternetAddress *address) { return INTERNET_ADDRESS_GROUP(address); }
+static inline void mailroom_unref(void *object) { if (object) g_object_unref(object); }
+
+#endif

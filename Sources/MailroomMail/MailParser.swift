@@ -1,0 +1,137 @@
+private import CGMime
+
+/// Raw mail in, `ParsedMail` out, through GMime 3: the only code that touches GMime.
+///
+/// GMime objects are not thread-safe; each parse makes and frees its own, on the calling thread.
+public enum MailParser {
+    /// GMime's one-time set-up, run before the first parse.
+    private static let ready: Bool = {
+        g_mime_init()
+        return true
+    }()
+
+    /// Parses `raw`. Mail that GMime cannot read as a message at all is nil.
+    public static func parse(_ raw: [UInt8]) -> ParsedMail? {
+        guard ready else { return nil }
+        let stream = raw.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { g_mime_stream_mem_new_with_buffer($0.baseAddress, $0.count) }
+        }
+        defer { mailroom_unref(stream) }
+        guard let parser = g_mime_parser_new_with_stream(stream) else { return nil }
+        defer { mailroom_unref(parser) }
+        let options = g_mime_parser_options_new()
+        defer { g_mime_parser_options_free(options) }
+        // 8-bit headers that name no charset: UTF-8 when they are, else Windows' Western charset,
+        // which is what old devices send.
+        withCharsets(["UTF-8", "windows-1252"]) { g_mime_parser_options_set_fallback_charsets(options, $0) }
+        guard let message = g_mime_parser_construct_message(parser, options) else { return nil }
+        defer { mailroom_unref(message) }
+
+        var mail = ParsedMail()
+        mail.subject = string(g_mime_message_get_subject(message)) ?? ""
+        mail.from = addresses(g_mime_message_get_from(message))
+        mail.to = addresses(g_mime_message_get_to(message))
+        mail.cc = addresses(g_mime_message_get_cc(message))
+        if let date = g_mime_message_get_date(message) {
+            mail.date = Int64(g_date_time_to_unix(date))
+        }
+        mail.messageID = string(g_mime_message_get_message_id(message))
+        if let root = g_mime_message_get_mime_part(message) {
+            var walk = Walk()
+            walk.visit(root, depth: 0)
+            mail.text = walk.text ?? walk.html.map(HTMLText.text(of:)) ?? ""
+            mail.html = walk.html
+            mail.attachments = walk.attachments
+        }
+        return mail
+    }
+
+    private static func withCharsets(_ names: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> Void) {
+        let copies = names.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        var pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
+        pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+    }
+
+    static func string(_ text: UnsafePointer<CChar>?) -> String? {
+        text.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) }
+    }
+
+    /// A string GMime made for us, freed once read.
+    static func taking(_ text: UnsafeMutablePointer<CChar>?) -> String? {
+        defer { g_free(text) }
+        return string(text.map { UnsafePointer($0) })
+    }
+
+    private static func addresses(_ list: UnsafeMutablePointer<InternetAddressList>?) -> [Address] {
+        guard let list else { return [] }
+        var found: [Address] = []
+        for index in 0..<internet_address_list_length(list) {
+            guard let address = internet_address_list_get_address(list, index) else { continue }
+            if mailroom_is_mailbox(address) != 0 {
+                found.append(Address(
+                    name: string(internet_address_get_name(address)) ?? "",
+                    address: string(internet_address_mailbox_get_addr(mailroom_as_mailbox(address))) ?? ""))
+            } else if mailroom_is_group(address) != 0 {
+                found += addresses(internet_address_group_get_members(mailroom_as_group(address)))
+            }
+        }
+        return found
+    }
+}
+
+/// One pass over a message's parts: the first text/plain and text/html that are not attachments
+/// are its text and HTML; every other leaf part is an attachment.
+private struct Walk {
+    var text: String?
+    var html: String?
+    var attachments: [Attachment] = []
+
+    /// Nesting deeper than this is not mail but an attack on the parser's stack.
+    static let maximumDepth = 32
+
+    mutating func visit(_ object: UnsafeMutablePointer<GMimeObject>, depth: Int) {
+        guard depth <= Self.maximumDepth else { return }
+        if mailroom_is_multipart(object) != 0 {
+            let multipart = mailroom_as_multipart(object)
+            for index in 0..<g_mime_multipart_get_count(multipart) {
+                if let part = g_mime_multipart_get_part(multipart, index) { visit(part, depth: depth + 1) }
+            }
+            return
+        }
+        let type = MailParser.taking(g_mime_content_type_get_mime_type(g_mime_object_get_content_type(object)))?
+            .lowercased() ?? "application/octet-stream"
+        if mailroom_is_message_part(object) != 0 {
+            // A forwarded message: listed as what it is, an .eml to download.
+            attachments.append(Attachment(name: "message.eml", type: type, size: Self.size(of: object)))
+            return
+        }
+        guard mailroom_is_part(object) != 0 else { return }
+        let part = mailroom_as_part(object)
+        let isAttachment = g_mime_part_is_attachment(part) != 0
+        if !isAttachment, mailroom_is_text_part(object) != 0, type == "text/plain" || type == "text/html" {
+            let decoded = MailParser.taking(g_mime_text_part_get_text(mailroom_as_text_part(object))) ?? ""
+            if type == "text/plain", text == nil {
+                text = decoded
+                return
+            }
+            if type == "text/html", html == nil {
+                html = decoded
+                return
+            }
+        }
+        attachments.append(Attachment(
+            name: MailParser.string(g_mime_part_get_filename(part)), type: type, size: Self.size(of: object),
+            contentID: MailParser.string(g_mime_object_get_content_id(object))))
+    }
+
+    /// The decoded size of a part: its content written, transfer encoding undone, to nowhere.
+    private static func size(of object: UnsafeMutablePointer<GMimeObject>) -> Int {
+        let sink = g_mime_stream_null_new()
+        defer { mailroom_unref(sink) }
+        if mailroom_is_part(object) != 0, let content = g_mime_part_get_content(mailroom_as_part(object)) {
+            return max(Int(g_mime_data_wrapper_write_to_stream(content, sink)), 0)
+        }
+        return max(Int(g_mime_object_write_to_stream(object, nil, sink)), 0)
+    }
+}
