@@ -16,7 +16,7 @@ BENCH_PACKAGES := $(RUN_PACKAGES) wrk nginx curl
 TEST_PACKAGES := $(RUN_PACKAGES) chromium chromium-driver python3-selenium python3-pytest \
                  python3-pip default-jre-headless poppler-utils sqlite3
 
-.PHONY: run build release test unit-test browser-test screenshots bench fuzz fuzz-http fuzz-smtp deps test-deps bench-deps test-tools clean
+.PHONY: run build release test unit-test browser-test screenshots bench fuzz fuzz-http fuzz-smtp fuzz-mime deps test-deps bench-deps test-tools clean
 
 run: deps release
 	./.build/release/mailroom --host $(HOST) --port $(PORT) $(RUN_ARGS)
@@ -60,10 +60,10 @@ bench: bench-deps
 	./scripts/bench-http
 	./scripts/bench-scale
 
-# libFuzzer on the HTTP request parsers, then on SMTP sessions: `make fuzz RUNS=-1` runs each until
+# libFuzzer on the HTTP request parsers, then on SMTP sessions, then on the MIME wrapper: `make fuzz RUNS=-1` runs each until
 # stopped; crashes land in Fuzz/crashes.
 RUNS ?= 1000000
-fuzz: fuzz-http fuzz-smtp
+fuzz: fuzz-http fuzz-smtp fuzz-mime
 
 fuzz-http: deps
 	mkdir -p .build/fuzz/corpus Fuzz/crashes
@@ -76,6 +76,14 @@ fuzz-smtp: deps
 	swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name SMTP \
 		Sources/SMTP/*.swift Fuzz/FuzzEntry.swift -o .build/fuzz/mailroom-fuzz-smtp
 	./.build/fuzz/mailroom-fuzz-smtp -runs=$(RUNS) -max_len=2048 -artifact_prefix=Fuzz/crashes/smtp- .build/fuzz/smtp-corpus Fuzz/smtp-corpus
+
+# The MIME wrapper, GMime included, seeded with the corpus the tests read.
+fuzz-mime: deps
+	mkdir -p .build/fuzz/mime-corpus Fuzz/crashes
+	swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name MailroomMail -I Sources/CGMime \
+		$$(pkg-config --cflags-only-I gmime-3.0 | sed 's/-I/-Xcc -I/g') \
+		Sources/MailroomMail/*.swift Fuzz/FuzzEntry.swift $$(pkg-config --libs gmime-3.0) -o .build/fuzz/mailroom-fuzz-mime
+	./.build/fuzz/mailroom-fuzz-mime -runs=$(RUNS) -max_len=16384 -artifact_prefix=Fuzz/crashes/mime- .build/fuzz/mime-corpus Tests/Fixtures/mime
 
 deps:
 	@./scripts/install-packages $(RUN_PACKAGES)

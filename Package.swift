@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "MailroomStoreTests", dependencies: ["MailroomStore", "MailroomCore", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP", "TestSupport"]),
-        .testTarget(name: "MailroomMailTests", dependencies: ["MailroomMail"]),
+        .testTarget(name: "MailroomMailTests", dependencies: ["MailroomMail", "TestSupport"]),
         .testTarget(name: "MailroomWebTests", dependencies: ["MailroomWeb", "MailroomCore", "MailroomStore", "HTTP"]),
         .testTarget(
             name: "HostileRequestTests",

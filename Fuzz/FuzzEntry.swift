@@ -1,6 +1,6 @@
-// libFuzzer entry point for Mailroom's input parsers. Built by `make fuzz` twice: with the HTTP
-// module's sources, then with the SMTP module's, compiled into the same binary (so internal
-// parsers are reachable); each module has its own `FuzzTargets`.
+// libFuzzer entry point for Mailroom's input parsers. Built by `make fuzz` once for each of the
+// HTTP, SMTP and MailroomMail modules, with that module's sources compiled into the same binary
+// (so internal parsers are reachable); each module has its own `FuzzTargets`.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
