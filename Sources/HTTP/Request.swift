@@ -16,12 +16,17 @@ public struct Request: Sendable {
     private var decodedForm: FormData?
 
     public init(method: Method, path: String, query: FormData = FormData(), headers: Headers = Headers(), body: [UInt8] = []) {
+        self.init(method: method, path: path, query: query, target: query.isEmpty ? path : path + "?" + query.urlEncoded,
+                  headers: headers, body: body)
+    }
+
+    private init(method: Method, path: String, query: FormData, target: String, headers: Headers, body: [UInt8]) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
         self.body = body
-        self.target = query.isEmpty ? path : path + "?" + query.urlEncoded
+        self.target = target
     }
 
     /// Splits a request target such as `/a%20b?x=1` into its decoded path and query.
@@ -40,8 +45,8 @@ public struct Request: Sendable {
         } catch {
             throw HTTPError(.badRequest, "The query string is malformed: \(error.message)")
         }
-        self.init(method: method, path: path, query: query, headers: headers, body: body)
-        self.target = target
+        // The target as sent: encoding the query again would only make a copy of it.
+        self.init(method: method, path: path, query: query, target: target, headers: headers, body: body)
     }
 
     /// The body's form fields, if it is a URL-encoded form.
