@@ -36,12 +36,12 @@ let package = Package(
         // SMTP sessions as values (commands, replies, limits, message text) with no sockets.
         .target(name: "SMTP"),
         // libevent behind a (Request) -> Response handler.
-        .target(name: "HTTPServer", dependencies: ["HTTP", "CLibevent"]),
+        .target(name: "HTTPServer", dependencies: ["HTTP", "SMTP", "CLibevent"]),
         // SQLite persistence: the only importer of CSQLite.
         .target(name: "MailroomStore", dependencies: ["MailroomCore", "CSQLite"]),
         // Routes, forms and pages: a pure (Request) -> Response function.
-        .target(name: "MailroomWeb", dependencies: ["MailroomCore", "MailroomStore", "HTML", "HTTP"]),
-        .executableTarget(name: "mailroom", dependencies: ["MailroomWeb", "MailroomStore", "HTTPServer", "HTTP", "CMalloc"]),
+        .target(name: "MailroomWeb", dependencies: ["MailroomCore", "MailroomStore", "MailroomMail", "HTML", "HTTP"]),
+        .executableTarget(name: "mailroom", dependencies: ["MailroomWeb", "MailroomStore", "HTTPServer", "HTTP", "SMTP", "CMalloc"]),
         // `make bench`: figures for page rendering and durable saves, printed as a table.
         .executableTarget(name: "mailroom-bench", dependencies: ["MailroomWeb", "MailroomStore", "MailroomCore", "HTTP"]),
 

@@ -19,4 +19,19 @@ static inline InternetAddressMailbox *mailroom_as_mailbox(InternetAddress *addre
 static inline InternetAddressGroup *mailroom_as_group(InternetAddress *address) { return INTERNET_ADDRESS_GROUP(address); }
 static inline void mailroom_unref(void *object) { if (object) g_object_unref(object); }
 
+// A stream that reads `count` bytes where they lie, through `holder`, which the caller keeps
+// alive (and the bytes unchanged) until the stream and all it parsed are gone. The stream does
+// not own the array: nothing is copied and nothing is freed.
+static inline GMimeStream *mailroom_stream_over(const unsigned char *bytes, size_t count, GByteArray *holder) {
+    holder->data = (guint8 *)bytes;
+    holder->len = (guint)count;
+    GMimeStream *stream = g_mime_stream_mem_new();
+    g_mime_stream_mem_set_byte_array(GMIME_STREAM_MEM(stream), holder);
+    return stream;
+}
+
+static inline GByteArray *mailroom_stream_bytes(GMimeStream *stream) {
+    return g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(stream));
+}
+
 #endif

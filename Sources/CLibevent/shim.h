@@ -17,5 +17,13 @@
 #include <event2/keyvalq_struct.h>
 #include <event2/thread.h>
 #include <event2/listener.h>
+#include <event2/bufferevent_ssl.h>
+
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+
+// Macros Swift does not import, as values it can.
+static const int mailroom_ssl_filetype_pem = SSL_FILETYPE_PEM;
+static const int mailroom_bev_ssl_accepting = BUFFEREVENT_SSL_ACCEPTING;
 
 #endif

@@ -167,9 +167,9 @@ final class Connection {
                     isAwaitingReply = true
                     let (handler, replies, serial, posted) = (loop.handler, loop.replies, serial, request)
                     Workers.shared.submit {
-                        replies.post(Reply(
+                        replies.post(.answer(Answer(
                             serial: serial, response: handler(posted), method: posted.method, target: posted.target,
-                            keepAlive: keepAlive, echoKeepAlive: echo, started: started))
+                            keepAlive: keepAlive, echoKeepAlive: echo, started: started)))
                     }
                     return
                 }
@@ -188,7 +188,7 @@ final class Connection {
     }
 
     /// The answer to the request that was handed to a worker; then the requests behind it.
-    func deliver(_ reply: Reply) {
+    func deliver(_ reply: Answer) {
         guard isAwaitingReply, !isClosed else { return }
         isAwaitingReply = false
         if !closesAfterWrite { bufferevent_enable(bufferevent, Int16(EV_READ)) }

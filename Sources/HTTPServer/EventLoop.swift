@@ -21,6 +21,9 @@ final class EventLoop {
     let limits: RequestLimits
     let log: AccessLog
     private var connections: [UInt64: Connection] = [:]
+    private var mailListener: OpaquePointer?
+    private let mail: MailShared?
+    private var mailSessions: [UInt64: MailConnection] = [:]
     private var nextSerial: UInt64 = 0
     /// Answers computed on worker threads, waiting to be written by this loop.
     let replies = Replies()
@@ -35,7 +38,8 @@ final class EventLoop {
     init(
         socket: Int32, configuration: ServerConfiguration, handler: @escaping Handler,
         mayWait: @escaping WaitPredicate = { $0.method == .post },
-        errorPage: @escaping ErrorHandler, log: AccessLog, housekeeping: Housekeeping? = nil
+        errorPage: @escaping ErrorHandler, log: AccessLog, housekeeping: Housekeeping? = nil,
+        mail: (socket: Int32, shared: MailShared)? = nil
     ) throws(ServerError) {
         guard let base = event_base_new() else { throw ServerError(description: "event_base_new failed") }
         self.base = base
@@ -48,6 +52,7 @@ final class EventLoop {
             maxHeaderCount: configuration.maxHeaderCount, maxBodyBytes: configuration.maxBodyBytes)
         self.log = log
         self.housekeeping = housekeeping
+        self.mail = mail?.shared
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         // Backlog 0: the socket is already listening.
@@ -56,6 +61,13 @@ final class EventLoop {
             let loop = Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue()
             loop.accept(fd, peer: EventLoop.describe(address, length))
         }, context, UInt32(LEV_OPT_CLOSE_ON_FREE), 0, socket)
+        if let mail {
+            mailListener = evconnlistener_new(base, { _, fd, address, length, context in
+                guard let context else { close(fd); return }
+                let loop = Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue()
+                loop.acceptMail(fd, peer: EventLoop.describe(address, length))
+            }, context, UInt32(LEV_OPT_CLOSE_ON_FREE), 0, mail.socket)
+        }
         stopEvent = event_new(base, -1, 0, { _, _, context in
             guard let context else { return }
             Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().beginStopping()
@@ -73,8 +85,9 @@ final class EventLoop {
             var interval = timeval(tv_sec: housekeeping.intervalSeconds, tv_usec: 0)
             if let housekeepingTimer { event_add(housekeepingTimer, &interval) }
         }
-        guard listener != nil, stopEvent != nil, wakeEvent != nil else {
+        guard listener != nil, stopEvent != nil, wakeEvent != nil, mail == nil || mailListener != nil else {
             if let listener { evconnlistener_free(listener) } else { close(socket) }
+            if let mailListener { evconnlistener_free(mailListener) } else if let mail { close(mail.socket) }
             if let stopEvent { event_free(stopEvent) }
             replies.close()
             if let wakeEvent { event_free(wakeEvent) }
@@ -85,8 +98,10 @@ final class EventLoop {
 
     deinit {
         for connection in Array(connections.values) { connection.close() }
+        for session in Array(mailSessions.values) { session.close() }
         replies.close()
         if let listener { evconnlistener_free(listener) }
+        if let mailListener { evconnlistener_free(mailListener) }
         if let stopEvent { event_free(stopEvent) }
         if let wakeEvent { event_free(wakeEvent) }
         if let stopDeadline { event_free(stopDeadline) }
@@ -111,16 +126,35 @@ final class EventLoop {
         connections[nextSerial] = connection
     }
 
+    private func acceptMail(_ fd: Int32, peer: String) {
+        nextSerial += 1
+        guard !isStopping, let mail,
+              let session = MailConnection(loop: self, shared: mail, socket: fd, peer: peer, serial: nextSerial)
+        else {
+            close(fd)
+            return
+        }
+        mailSessions[nextSerial] = session
+    }
+
     /// Writes the answers that worker threads finished; a connection closed meanwhile gets none.
     private func deliverReplies() {
-        for reply in replies.take() {
-            connections[reply.serial]?.deliver(reply)
+        for handback in replies.take() {
+            switch handback {
+            case .answer(let answer): connections[answer.serial]?.deliver(answer)
+            case .stored(let serial, let outcome): mailSessions[serial]?.stored(outcome)
+            }
         }
     }
 
     func closed(_ connection: Connection) {
         connections[connection.serial] = nil
-        if isStopping && connections.isEmpty { event_base_loopexit(base, nil) }
+        if isStopping && connections.isEmpty && mailSessions.isEmpty { event_base_loopexit(base, nil) }
+    }
+
+    func closed(_ session: MailConnection) {
+        mailSessions[session.serial] = nil
+        if isStopping && connections.isEmpty && mailSessions.isEmpty { event_base_loopexit(base, nil) }
     }
 
     /// Stops accepting, lets each connection finish the request it is on, then ends the loop;
@@ -129,8 +163,10 @@ final class EventLoop {
         guard !isStopping else { return }
         isStopping = true
         if let listener { evconnlistener_disable(listener) }
+        if let mailListener { evconnlistener_disable(mailListener) }
         let busy = Array(connections.values).filter { $0.finishOrClose() }.count
-        guard !connections.isEmpty else {
+        for session in Array(mailSessions.values) { _ = session.finishOrClose() }
+        guard !connections.isEmpty || !mailSessions.isEmpty else {
             event_base_loopexit(base, nil)
             return
         }
@@ -179,8 +215,8 @@ enum LibeventThreads {
     static let enabled: Bool = evthread_use_pthreads() == 0
 }
 
-/// One answer computed off the loop, for connection `serial`.
-struct Reply: Sendable {
+/// One HTTP answer computed off the loop, for connection `serial`.
+struct Answer: Sendable {
     let serial: UInt64
     let response: Response
     let method: HTTP.Method
@@ -190,11 +226,17 @@ struct Reply: Sendable {
     let started: Clock.Instant
 }
 
+/// What a worker thread hands back to a loop: an HTTP answer, or the outcome of storing a mail.
+enum Handback: Sendable {
+    case answer(Answer)
+    case stored(serial: UInt64, outcome: DeliveryOutcome)
+}
+
 /// The hand-over from worker threads to a loop: a queue and an event that wakes the loop.
 final class Replies: @unchecked Sendable {
     // The event pointer is used only under the lock, and never after `close`.
     private struct State: @unchecked Sendable {
-        var queue: [Reply] = []
+        var queue: [Handback] = []
         var wake: OpaquePointer?
     }
 
@@ -204,7 +246,7 @@ final class Replies: @unchecked Sendable {
         state.withLock { $0.wake = wake }
     }
 
-    func post(_ reply: Reply) {
+    func post(_ reply: Handback) {
         state.withLock { state in
             guard let wake = state.wake else { return }
             state.queue.append(reply)
@@ -212,7 +254,7 @@ final class Replies: @unchecked Sendable {
         }
     }
 
-    fileprivate func take() -> [Reply] {
+    fileprivate func take() -> [Handback] {
         state.withLock { state in
             defer { state.queue = [] }
             return state.queue

@@ -7,7 +7,11 @@ public final class Server: Sendable {
     public let configuration: ServerConfiguration
     /// The port actually bound, which differs from the configured one when that was 0.
     public let port: Int
+    /// The SMTP port actually bound, when the server takes mail.
+    public let mailPort: Int?
     private let sockets: [Int32]
+    private let mailSockets: [Int32]
+    private let mail: MailShared?
     private let handler: Handler
     private let errorPage: ErrorHandler
     private let log: AccessLog
@@ -27,12 +31,29 @@ public final class Server: Sendable {
     /// holds (by default every POST) are answered on worker threads, never on a loop.
     public init(
         configuration: ServerConfiguration, logRequests: Bool = true, housekeeping: Housekeeping? = nil,
-        mayWait: @escaping WaitPredicate = { $0.method == .post },
+        mayWait: @escaping WaitPredicate = { $0.method == .post }, mail service: MailService? = nil,
         errorPage: @escaping ErrorHandler = ErrorPage.response(for:), handler: @escaping Handler
     ) throws(ServerError) {
         guard LibeventThreads.enabled else { throw ServerError(description: "evthread_use_pthreads failed") }
+        let tls = try service?.configuration.tls.map { files throws(ServerError) in try TLSContext(files) }
         let (sockets, port) = try ListeningSocket.open(
             host: configuration.host, port: configuration.port, count: configuration.threads)
+        if let service {
+            do {
+                let (mailSockets, mailPort) = try ListeningSocket.open(
+                    host: service.configuration.host, port: service.configuration.port, count: configuration.threads)
+                self.mailSockets = mailSockets
+                self.mailPort = mailPort
+            } catch {
+                for fd in sockets { close(fd) }
+                throw error
+            }
+            self.mail = MailShared(service: service, tls: tls)
+        } else {
+            self.mailSockets = []
+            self.mailPort = nil
+            self.mail = nil
+        }
         self.configuration = configuration
         self.port = port
         self.sockets = sockets
@@ -49,8 +70,9 @@ public final class Server: Sendable {
         let failures = Locked<[ServerError]>([])
         var threads: [pthread_t] = []
         for (index, socket) in sockets.enumerated() {
+            let mailSocket = index < mailSockets.count ? mailSockets[index] : nil
             let job = LoopJob(
-                socket: socket, configuration: configuration, handler: handler, mayWait: mayWait, errorPage: errorPage,
+                socket: socket, mail: mail.flatMap { shared in mailSocket.map { ($0, shared) } }, configuration: configuration, handler: handler, mayWait: mayWait, errorPage: errorPage,
                 log: log, housekeeping: index == 0 ? housekeeping : nil,
                 onReady: { stopper in
                     self.state.withLock { $0.stoppers.append(stopper) }
@@ -87,6 +109,7 @@ public final class Server: Sendable {
 /// What one loop thread needs, handed over as a retained object.
 private final class LoopJob: @unchecked Sendable {
     let socket: Int32
+    let mail: (socket: Int32, shared: MailShared)?
     let configuration: ServerConfiguration
     let handler: Handler
     let mayWait: WaitPredicate
@@ -97,11 +120,12 @@ private final class LoopJob: @unchecked Sendable {
     let onFailure: @Sendable (ServerError) -> Void
 
     init(
-        socket: Int32, configuration: ServerConfiguration, handler: @escaping Handler, mayWait: @escaping WaitPredicate,
+        socket: Int32, mail: (socket: Int32, shared: MailShared)?, configuration: ServerConfiguration, handler: @escaping Handler, mayWait: @escaping WaitPredicate,
         errorPage: @escaping ErrorHandler, log: AccessLog, housekeeping: Housekeeping?,
         onReady: @escaping @Sendable (LoopStopper) -> Void, onFailure: @escaping @Sendable (ServerError) -> Void
     ) {
         self.socket = socket
+        self.mail = mail
         self.configuration = configuration
         self.handler = handler
         self.mayWait = mayWait
@@ -117,7 +141,7 @@ private final class LoopJob: @unchecked Sendable {
         do {
             loop = try EventLoop(
                 socket: socket, configuration: configuration, handler: handler, mayWait: mayWait, errorPage: errorPage,
-                log: log, housekeeping: housekeeping)
+                log: log, housekeeping: housekeeping, mail: mail)
         } catch {
             onFailure(error)
             return

@@ -12,38 +12,61 @@ public enum MailParser {
 
     /// Parses `raw`. Mail that GMime cannot read as a message at all is nil.
     public static func parse(_ raw: [UInt8]) -> ParsedMail? {
-        guard ready else { return nil }
-        let stream = raw.withUnsafeBufferPointer { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { g_mime_stream_mem_new_with_buffer($0.baseAddress, $0.count) }
-        }
-        defer { mailroom_unref(stream) }
-        guard let parser = g_mime_parser_new_with_stream(stream) else { return nil }
-        defer { mailroom_unref(parser) }
-        let options = g_mime_parser_options_new()
-        defer { g_mime_parser_options_free(options) }
-        // 8-bit headers that name no charset: UTF-8 when they are, else Windows' Western charset,
-        // which is what old devices send.
-        withCharsets(["UTF-8", "windows-1252"]) { g_mime_parser_options_set_fallback_charsets(options, $0) }
-        guard let message = g_mime_parser_construct_message(parser, options) else { return nil }
-        defer { mailroom_unref(message) }
+        withMessage(raw) { message in
+            var mail = ParsedMail()
+            mail.subject = string(g_mime_message_get_subject(message)) ?? ""
+            mail.from = addresses(g_mime_message_get_from(message))
+            mail.to = addresses(g_mime_message_get_to(message))
+            mail.cc = addresses(g_mime_message_get_cc(message))
+            if let date = g_mime_message_get_date(message) {
+                mail.date = Int64(g_date_time_to_unix(date))
+            }
+            mail.messageID = string(g_mime_message_get_message_id(message))
+            if let root = g_mime_message_get_mime_part(message) {
+                var walk = Walk()
+                walk.visit(root, depth: 0)
+                mail.text = walk.text ?? walk.html.map(HTMLText.text(of:)) ?? ""
+                mail.html = walk.html
+                mail.attachments = walk.attachments
+            }
+            return mail
+        } ?? nil
+    }
 
-        var mail = ParsedMail()
-        mail.subject = string(g_mime_message_get_subject(message)) ?? ""
-        mail.from = addresses(g_mime_message_get_from(message))
-        mail.to = addresses(g_mime_message_get_to(message))
-        mail.cc = addresses(g_mime_message_get_cc(message))
-        if let date = g_mime_message_get_date(message) {
-            mail.date = Int64(g_date_time_to_unix(date))
-        }
-        mail.messageID = string(g_mime_message_get_message_id(message))
-        if let root = g_mime_message_get_mime_part(message) {
-            var walk = Walk()
+    /// The decoded content of attachment number `index` (as `parse` lists them), or nil when
+    /// there is no such attachment.
+    public static func attachment(_ index: Int, of raw: [UInt8]) -> [UInt8]? {
+        withMessage(raw) { message -> [UInt8]? in
+            guard index >= 0, let root = g_mime_message_get_mime_part(message) else { return nil }
+            var walk = Walk(sizing: false)
             walk.visit(root, depth: 0)
-            mail.text = walk.text ?? walk.html.map(HTMLText.text(of:)) ?? ""
-            mail.html = walk.html
-            mail.attachments = walk.attachments
+            guard index < walk.objects.count else { return nil }
+            return Walk.content(of: walk.objects[index])
+        } ?? nil
+    }
+
+    /// Parses `raw` in place (no copy of its bytes) and hands the message to `body`; nothing
+    /// GMime made outlives the call.
+    private static func withMessage<Result>(
+        _ raw: [UInt8], _ body: (UnsafeMutablePointer<GMimeMessage>) -> Result
+    ) -> Result? {
+        guard ready else { return nil }
+        return raw.withUnsafeBufferPointer { bytes -> Result? in
+            let holder = UnsafeMutablePointer<GByteArray>.allocate(capacity: 1)
+            defer { holder.deallocate() }
+            let stream = mailroom_stream_over(bytes.baseAddress, bytes.count, holder)
+            defer { mailroom_unref(stream) }
+            guard let parser = g_mime_parser_new_with_stream(stream) else { return nil }
+            defer { mailroom_unref(parser) }
+            let options = g_mime_parser_options_new()
+            defer { g_mime_parser_options_free(options) }
+            // 8-bit headers that name no charset: UTF-8 when they are, else Windows' Western
+            // charset, which is what old devices send.
+            withCharsets(["UTF-8", "windows-1252"]) { g_mime_parser_options_set_fallback_charsets(options, $0) }
+            guard let message = g_mime_parser_construct_message(parser, options) else { return nil }
+            defer { mailroom_unref(message) }
+            return body(message)
         }
-        return mail
     }
 
     private static func withCharsets(_ names: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> Void) {
@@ -86,6 +109,10 @@ private struct Walk {
     var text: String?
     var html: String?
     var attachments: [Attachment] = []
+    /// The parts listed in `attachments`, valid while their message is.
+    var objects: [UnsafeMutablePointer<GMimeObject>] = []
+    /// Whether to decode each attachment to learn its size.
+    var sizing = true
 
     /// Nesting deeper than this is not mail but an attack on the parser's stack.
     static let maximumDepth = 32
@@ -103,7 +130,8 @@ private struct Walk {
             .lowercased() ?? "application/octet-stream"
         if mailroom_is_message_part(object) != 0 {
             // A forwarded message: listed as what it is, an .eml to download.
-            attachments.append(Attachment(name: "message.eml", type: type, size: Self.size(of: object)))
+            attachments.append(Attachment(name: "message.eml", type: type, size: sizing ? Self.size(of: object) : 0))
+            objects.append(object)
             return
         }
         guard mailroom_is_part(object) != 0 else { return }
@@ -121,8 +149,25 @@ private struct Walk {
             }
         }
         attachments.append(Attachment(
-            name: MailParser.string(g_mime_part_get_filename(part)), type: type, size: Self.size(of: object),
+            name: MailParser.string(g_mime_part_get_filename(part)), type: type, size: sizing ? Self.size(of: object) : 0,
             contentID: MailParser.string(g_mime_object_get_content_id(object))))
+        objects.append(object)
+    }
+
+    /// A part's content with its transfer encoding undone; a forwarded message as its text.
+    static func content(of object: UnsafeMutablePointer<GMimeObject>) -> [UInt8] {
+        let sink = g_mime_stream_mem_new()
+        defer { mailroom_unref(sink) }
+        if mailroom_is_part(object) != 0, let content = g_mime_part_get_content(mailroom_as_part(object)) {
+            _ = g_mime_data_wrapper_write_to_stream(content, sink)
+        } else if mailroom_is_message_part(object) != 0,
+                  let inner = g_mime_message_part_get_message(mailroom_as_message_part(object)) {
+            _ = g_mime_object_write_to_stream(UnsafeMutableRawPointer(inner).assumingMemoryBound(to: GMimeObject.self), nil, sink)
+        } else {
+            _ = g_mime_object_write_to_stream(object, nil, sink)
+        }
+        guard let array = mailroom_stream_bytes(sink), let data = array.pointee.data else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(array.pointee.len)))
     }
 
     /// The decoded size of a part: its content written, transfer encoding undone, to nowhere.

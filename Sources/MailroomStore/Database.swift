@@ -79,6 +79,38 @@ final class Database {
     /// Rows changed since the connection opened, triggers included.
     var totalChanges: Int64 { sqlite3_total_changes64(handle) }
 
+    /// Writes `bytes` into a blob that already has their length (made with `zeroblob`), in
+    /// pieces, so SQLite never holds a second copy of a large one.
+    func writeBlob(table: String, column: String, row: Int64, _ bytes: [UInt8]) throws(StoreError) {
+        var blob: OpaquePointer?
+        try check(sqlite3_blob_open(handle, "main", table, column, row, 1, &blob), sql: nil)
+        defer { sqlite3_blob_close(blob) }
+        let piece = 1 << 20
+        var offset = 0
+        while offset < bytes.count {
+            let count = min(piece, bytes.count - offset)
+            let code = bytes.withUnsafeBytes { sqlite3_blob_write(blob, $0.baseAddress! + offset, Int32(count), Int32(offset)) }
+            try check(code, sql: nil)
+            offset += count
+        }
+    }
+
+    /// Reads a whole blob, or nil when the row does not exist.
+    func readBlob(table: String, column: String, row: Int64) throws(StoreError) -> [UInt8]? {
+        var blob: OpaquePointer?
+        guard sqlite3_blob_open(handle, "main", table, column, row, 0, &blob) == SQLITE_OK, let blob else {
+            sqlite3_blob_close(blob)
+            return nil
+        }
+        defer { sqlite3_blob_close(blob) }
+        let count = Int(sqlite3_blob_bytes(blob))
+        var bytes = [UInt8](repeating: 0, count: count)
+        guard count > 0 else { return bytes }
+        let code = bytes.withUnsafeMutableBytes { sqlite3_blob_read(blob, $0.baseAddress, Int32(count), 0) }
+        try check(code, sql: nil)
+        return bytes
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes(handle)) }
 

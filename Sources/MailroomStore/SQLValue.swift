@@ -4,6 +4,8 @@
 enum SQLValue: Hashable, Sendable {
     case integer(Int64)
     case text(String)
+    /// Bytes as they are; bound by reference, so the array must outlive the statement's step.
+    case blob([UInt8])
     case null
 
     static func integer(_ value: Int) -> SQLValue { .integer(Int64(value)) }

@@ -218,6 +218,62 @@ enum Schema {
                     SELECT NEW.id, NEW.subject, NEW.author, '', body FROM bodies WHERE id = NEW.id;
             END;
             """),
+        // Mail that arrived over SMTP. Its raw bytes are kept once, however many mailboxes hold
+        // a copy (`raw_mail`), with what was parsed from them (`attachments` per raw message);
+        // each copy's own row in `mail` has the envelope and headers. Addresses route mail to
+        // mailboxes.
+        Migration(version: 5, sql: """
+            CREATE TABLE raw_mail (
+                id INTEGER PRIMARY KEY,
+                bytes BLOB NOT NULL
+            );
+            CREATE TABLE attachments (
+                raw INTEGER NOT NULL,
+                part INTEGER NOT NULL,
+                name TEXT,
+                type TEXT NOT NULL,
+                size INTEGER NOT NULL,
+                content_id TEXT,
+                PRIMARY KEY (raw, part)
+            ) WITHOUT ROWID;
+            CREATE TABLE mail (
+                id INTEGER PRIMARY KEY,
+                raw INTEGER NOT NULL,
+                envelope_from TEXT NOT NULL,
+                envelope_to TEXT NOT NULL,
+                from_header TEXT NOT NULL,
+                to_header TEXT NOT NULL,
+                cc_header TEXT NOT NULL,
+                sent_at INTEGER,
+                message_id TEXT,
+                html TEXT,
+                size INTEGER NOT NULL,
+                peer TEXT NOT NULL
+            );
+            CREATE INDEX mail_by_raw ON mail (raw);
+            CREATE TABLE addresses (
+                pattern TEXT NOT NULL,
+                mailbox INTEGER NOT NULL,
+                PRIMARY KEY (pattern, mailbox)
+            ) WITHOUT ROWID;
+
+            DROP TRIGGER forget_message;
+            CREATE TRIGGER forget_message AFTER DELETE ON messages BEGIN
+                DELETE FROM bodies WHERE id = OLD.id;
+                DELETE FROM headers WHERE id = OLD.id;
+                DELETE FROM mail WHERE id = OLD.id;
+            END;
+            -- The raw bytes go with the last copy that refers to them.
+            CREATE TRIGGER forget_mail AFTER DELETE ON mail
+            WHEN NOT EXISTS (SELECT 1 FROM mail WHERE raw = OLD.raw) BEGIN
+                DELETE FROM raw_mail WHERE id = OLD.raw;
+                DELETE FROM attachments WHERE raw = OLD.raw;
+            END;
+            CREATE TRIGGER forget_addresses AFTER DELETE ON mailboxes BEGIN
+                DELETE FROM addresses WHERE mailbox = OLD.id;
+            END;
+            INSERT OR IGNORE INTO counters (name, value) VALUES ('next_raw_id', 1);
+            """),
     ]
 
     static var currentVersion: Int32 { migrations.last?.version ?? 0 }

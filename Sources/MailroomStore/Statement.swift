@@ -35,6 +35,10 @@ final class Statement {
                         handle, index, bytes, UInt64(text.utf8.count), mailroom_sqlite_transient(),
                         UInt8(SQLITE_UTF8))
                 }
+            case .blob(let bytes):
+                bytes.withUnsafeBytes { buffer in
+                    sqlite3_bind_blob64(handle, index, buffer.baseAddress, UInt64(buffer.count), mailroom_sqlite_transient())
+                }
             case .null:
                 sqlite3_bind_null(handle, index)
             }
@@ -81,6 +85,11 @@ final class Statement {
         }
         let count = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    func optionalText(at column: Int) throws(StoreError) -> String? {
+        if sqlite3_column_type(handle, Int32(column)) == SQLITE_NULL { return nil }
+        return try text(at: column)
     }
 
     private func expect(_ type: Int32, at column: Int, _ expected: String) throws(StoreError) {

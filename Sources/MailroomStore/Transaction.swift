@@ -44,6 +44,16 @@ public final class Transaction: Reader {
         return message
     }
 
+    /// Puts a new, unread message on top of `box` as it is, unchecked (mail that arrived).
+    func add(subject: String, body: String, author: String, to box: MailboxID, at time: Int64) throws(StoreError) -> Message {
+        try requireMailbox(box)
+        let id = try takeCounter(Counter.nextMessageID)
+        let rank = try topRank(of: box).map { $0 + Rank.gap } ?? Rank.gap
+        let message = Message(id: MessageID(id), subject: subject, body: body, author: author, createdAt: time)
+        try insert(message, into: box, rank: rank, origin: nil)
+        return message
+    }
+
     /// Replaces a message's subject and body with a checked draft.
     public func edit(_ id: MessageID, with draft: Draft) throws(StoreError) {
         let valid: Draft
@@ -392,7 +402,7 @@ public final class Transaction: Reader {
     }
 
     /// The counter's value, raised by one for the next caller.
-    private func takeCounter(_ name: String) throws(StoreError) -> Int64 {
+    func takeCounter(_ name: String) throws(StoreError) -> Int64 {
         let statement = try database.cached("UPDATE counters SET value = value + 1 WHERE name = ? RETURNING value - 1")
         try statement.bind([.text(name)])
         defer { statement.reset() }

@@ -28,6 +28,14 @@ enum Formatting {
         return value < 0 ? "-" + grouped : grouped
     }
 
+    /// "512 bytes", "12 KB", "3.4 MB": a size as people read it (1 KB = 1,024 bytes).
+    static func byteCount(_ bytes: Int) -> String {
+        if bytes < 1_024 { return "\(bytes) byte\(bytes == 1 ? "" : "s")" }
+        if bytes < 1_024 * 1_024 { return "\((bytes + 512) / 1_024) KB" }
+        let tenths = (bytes * 10 + 524_288) / 1_048_576
+        return "\(tenths / 10).\(tenths % 10) MB"
+    }
+
     /// "Nov 28, 2026 at 14:05 UTC", for the message page.
     static func longDate(_ seconds: Int64) -> String {
         let date = parts(seconds)

@@ -246,6 +246,20 @@ public final class MailroomApp: Sendable {
             return try showDeleteMailbox(try mailboxID(slug))
         case .deleteMailbox(let slug) where isPost:
             return try deleteMailbox(try mailboxID(slug), request: request)
+        case .messageFile(let text, let file) where isRead:
+            guard let id = MessageID(text) else { throw HTTPError(.notFound, "There is no message “\(text)”.") }
+            switch file {
+            case "html": return try showMailHTML(id, request: request)
+            case "raw": return try downloadRawMail(id)
+            default: throw HTTPError(.notFound, "There is no page at this address.")
+            }
+        case .messagePart(let text, let part) where isRead:
+            guard let id = MessageID(text), let number = Int(part), number >= 0, String(number) == part else {
+                throw HTTPError(.notFound, "There is no attachment at this address.")
+            }
+            return try downloadMailPart(id, part: number)
+        case .messageFile, .messagePart:
+            throw methodNotAllowed(allow: "GET, HEAD")
         case .message(let text) where isRead || isPost:
             guard let id = MessageID(text) else { throw HTTPError(.notFound, "There is no message “\(text)”.") }
             return isRead ? try showMessage(id, request: request) : try changeMessage(id, request: request)
@@ -282,6 +296,10 @@ private enum Route {
     case mailbox(Substring)
     case deleteMailbox(Substring)
     case message(Substring)
+    /// `/messages/ID/html` and `/messages/ID/raw`.
+    case messageFile(Substring, Substring)
+    /// `/messages/ID/parts/N`.
+    case messagePart(Substring, Substring)
     case other
 
     init(path: String) {
@@ -295,6 +313,8 @@ private enum Route {
         case (3, "mailboxes") where segments[1] == "trash" && segments[2] == "empty": self = .emptyTrash
         case (3, "mailboxes") where segments[2] == "delete": self = .deleteMailbox(segments[1])
         case (2, "messages"): self = .message(segments[1])
+        case (3, "messages"): self = .messageFile(segments[1], segments[2])
+        case (4, "messages") where segments[2] == "parts": self = .messagePart(segments[1], segments[3])
         default: self = .other
         }
     }

@@ -12,6 +12,8 @@ struct MessagePage {
     /// What the person typed into the edit form, kept when it was refused.
     var draft: Draft?
     var problems: [String] = []
+    /// What a message that arrived over SMTP adds: addresses, views, attachments.
+    var mail: MailSection?
 
     func render() -> [UInt8] {
         let shown = draft ?? Draft(subject: message.subject, body: message.body)
@@ -54,35 +56,56 @@ struct MessagePage {
                         if message.isFlagged { " · Flagged" }
                         if message.isUnread { " · Unread" }
                     }
-                    div(.class("message-body")) {
-                        if message.body.isEmpty {
-                            p(.class("muted")) { "No message body." }
-                        } else {
-                            for paragraph in message.body.split(separator: "\n", omittingEmptySubsequences: false) {
-                                p { String(paragraph) }
-                            }
-                        }
+                    if let mail {
+                        mail.addresses
+                        mail.views
+                    }
+                    if let shown = mail?.shown {
+                        shown
+                    } else {
+                        messageBody
+                    }
+                    if let mail, !mail.details.attachments.isEmpty {
+                        mail.attachments
                     }
                 }
-                element("details", [.class("compose"), .id("edit-message"), .boolean("open", !problems.isEmpty)]) {
-                    element("summary", [.class("button")]) { "Edit Message" }
-                    postForm(Paths.message(message.id), token: token, .id("save-form")) {
-                        input(.type(.hidden), .name("from"), .value(mailbox.id.slug))
-                        input(.type(.hidden), .name("action"), .value("save"))
-                        if !problems.isEmpty {
-                            div(.class("form-errors"), .role("alert"), .id("form-errors")) {
-                                ul { for problem in problems { li { problem } } }
-                            }
-                        }
-                        label(.for("subject")) { "Subject" }
-                        input(.type(.text), .id("subject"), .name("subject"), .value(shown.subject),
-                              .maxlength(Draft.maximumSubjectLength), .autocomplete("off"),
-                              .aria("invalid", problems.isEmpty ? "false" : "true"), .autofocus(!problems.isEmpty))
-                        label(.for("body")) { "Message" }
-                        textarea(.id("body"), .name("body"), .rows(8), .maxlength(Draft.maximumBodyLength), text: shown.body)
-                        button(.type(.submit), .class("button primary")) { "Save" }
+                if mail == nil {
+                    editForm(shown)
+                }
+            }
+        }
+    }
+
+    private var messageBody: Node {
+        div(.class("message-body")) {
+            if message.body.isEmpty {
+                p(.class("muted")) { "No message body." }
+            } else {
+                for paragraph in message.body.split(separator: "\n", omittingEmptySubsequences: false) {
+                    p { String(paragraph) }
+                }
+            }
+        }
+    }
+
+    private func editForm(_ shown: Draft) -> Node {
+        element("details", [.class("compose"), .id("edit-message"), .boolean("open", !problems.isEmpty)]) {
+            element("summary", [.class("button")]) { "Edit Message" }
+            postForm(Paths.message(message.id), token: token, .id("save-form")) {
+                input(.type(.hidden), .name("from"), .value(mailbox.id.slug))
+                input(.type(.hidden), .name("action"), .value("save"))
+                if !problems.isEmpty {
+                    div(.class("form-errors"), .role("alert"), .id("form-errors")) {
+                        ul { for problem in problems { li { problem } } }
                     }
                 }
+                label(.for("subject")) { "Subject" }
+                input(.type(.text), .id("subject"), .name("subject"), .value(shown.subject),
+                      .maxlength(Draft.maximumSubjectLength), .autocomplete("off"),
+                      .aria("invalid", problems.isEmpty ? "false" : "true"), .autofocus(!problems.isEmpty))
+                label(.for("body")) { "Message" }
+                textarea(.id("body"), .name("body"), .rows(8), .maxlength(Draft.maximumBodyLength), text: shown.body)
+                button(.type(.submit), .class("button primary")) { "Save" }
             }
         }
     }

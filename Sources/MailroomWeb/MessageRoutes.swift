@@ -15,10 +15,22 @@ extension MailroomApp {
                 }
             }
         }
-        let (mailboxes, found) = try reading { reader throws(StoreError) in (try reader.mailboxes(), try reader.message(id)) }
+        let (mailboxes, found, details) = try reading { reader throws(StoreError) in
+            (try reader.mailboxes(), try reader.message(id), try reader.mailDetails(id))
+        }
         guard let found, let mailbox = mailboxes[found.mailbox] else { throw Self.noSuchMessage(id) }
-        let page = MessagePage(mailboxes: mailboxes, message: found.message, mailbox: mailbox, notice: Notice(from: request.query), token: token)
-        return Response(html: page.render())
+        let view = MailView(query: request.query["view"])
+        let mail = try details.map { details throws(HTTPError) in
+            MailSection(id: id, details: details, view: view,
+                        headerBlock: view == .headers ? MailSection.headerBlock(of: try rawBytes(details, of: id)) : nil)
+        }
+        var page = MessagePage(mailboxes: mailboxes, message: found.message, mailbox: mailbox, notice: Notice(from: request.query), token: token)
+        page.mail = mail
+        var response = Response(html: page.render())
+        if mail?.view == .html && details?.html != nil {
+            response.headers.add("Content-Security-Policy", SecurityHeaders.framingPolicy)
+        }
+        return response
     }
 
     func changeMessage(_ id: MessageID, request: Request) throws(HTTPError) -> Response {

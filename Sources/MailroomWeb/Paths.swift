@@ -23,6 +23,17 @@ enum Paths {
 
     static func message(_ id: MessageID) -> String { "/messages/\(id)" }
 
+    /// A mailed message's HTML part, as the document its sandboxed frame loads.
+    static func mailHTML(_ id: MessageID) -> String { "/messages/\(id)/html" }
+
+    /// The folder of a mailed message's attachments: the only place its HTML may load images from.
+    static func mailParts(_ id: MessageID) -> String { "/messages/\(id)/parts/" }
+
+    static func mailPart(_ id: MessageID, _ part: Int) -> String { "/messages/\(id)/parts/\(part)" }
+
+    /// A mailed message exactly as it arrived, as a download.
+    static func rawMail(_ id: MessageID) -> String { "/messages/\(id)/raw" }
+
     static func deleteMailbox(_ id: MailboxID) -> String { "/mailboxes/\(id.slug)/delete" }
 
     /// A mailbox as seen in `state`, with an optional notice about what just happened.

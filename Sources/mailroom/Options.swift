@@ -1,5 +1,6 @@
 import Glibc
 import HTTPServer
+import SMTP
 
 /// The command line, parsed without Foundation.
 struct Options {
@@ -12,6 +13,21 @@ struct Options {
     var pageSize = 50
     var logRequests = true
     var showHelp = false
+    /// 0 turns the SMTP listener off.
+    var smtpPort = 2525
+    /// nil: the same as `--host`.
+    var smtpHost: String?
+    var smtpLimits = SMTPLimits()
+    var smtpMaxConnections = 200
+    var smtpIdleSeconds = 300
+    var smtpSessionSeconds = 1_800
+    var smtpCertificate: String?
+    var smtpKey: String?
+    var smtpPasswordFile: String?
+    var smtpAuthAllowInsecure = false
+    var smtpAuthAcceptAny = false
+    var maxMessages: Int?
+    var maxAgeSeconds: Int64?
 
     struct Problem: Error, CustomStringConvertible {
         let description: String
@@ -38,6 +54,26 @@ struct Options {
           --max-headers BYTES   largest set of header fields accepted (default 16384; more is 431)
           --max-header-count N  most header fields accepted (default 100; more is 431)
           --timeout SECONDS     idle or slow connections are closed after this (default 30)
+
+        Mail in (SMTP):
+          --smtp-port N         port for SMTP, 0 turns it off (default 2525)
+          --smtp-host ADDRESS   address for SMTP (default: the same as --host)
+          --max-message-size BYTES   largest message accepted, announced as SIZE (default 26214400)
+          --smtp-max-recipients N    recipients per message (default 100; more get 452)
+          --smtp-max-line BYTES      longest line of message text (default 65536; RFC 5321 says 1000)
+          --smtp-max-command BYTES   longest command line (default 512)
+          --smtp-max-connections N   SMTP sessions at once (default 200; more get 421)
+          --smtp-idle-timeout SECONDS    a silent session is closed after this (default 300)
+          --smtp-session-timeout SECONDS a session lasts at most this long (default 1800)
+          --smtp-tls-cert PATH  PEM certificate chain: offers STARTTLS (with --smtp-tls-key)
+          --smtp-tls-key PATH   PEM private key for --smtp-tls-cert
+          --smtp-password-file PATH  require AUTH PLAIN/LOGIN against 'user:password' lines;
+                                offered only after STARTTLS unless --smtp-auth-allow-insecure
+          --smtp-auth-allow-insecure offer AUTH without TLS too
+          --smtp-auth-accept-any     accept any login (for devices that insist on logging in)
+          --max-messages N      keep at most N messages: the oldest unflagged go first
+          --max-age DURATION    delete unflagged messages older than this (30d, 12h, 90m)
+
           -h, --help            show this help
         """
 
@@ -72,10 +108,59 @@ struct Options {
             case "--max-header-count": options.server.maxHeaderCount = try number(for: flag, in: 10...10_000)
             case "--max-headers": options.server.maxHeaderBytes = try number(for: flag, in: 1_024...(1 << 20))
             case "--timeout": options.server.timeoutSeconds = try number(for: flag, in: 1...3_600)
+            case "--smtp-port": options.smtpPort = try number(for: flag, in: 0...65535)
+            case "--smtp-host": options.smtpHost = try value(for: flag)
+            case "--max-message-size": options.smtpLimits.maxMessageBytes = try number(for: flag, in: 1_024...(1 << 30))
+            case "--smtp-max-recipients": options.smtpLimits.maxRecipients = try number(for: flag, in: 1...100_000)
+            case "--smtp-max-line": options.smtpLimits.maxTextLineBytes = try number(for: flag, in: 1_000...(1 << 24))
+            case "--smtp-max-command": options.smtpLimits.maxCommandLineBytes = try number(for: flag, in: 512...65_536)
+            case "--smtp-max-connections": options.smtpMaxConnections = try number(for: flag, in: 1...100_000)
+            case "--smtp-idle-timeout": options.smtpIdleSeconds = try number(for: flag, in: 1...86_400)
+            case "--smtp-session-timeout": options.smtpSessionSeconds = try number(for: flag, in: 1...86_400)
+            case "--smtp-tls-cert": options.smtpCertificate = try value(for: flag)
+            case "--smtp-tls-key": options.smtpKey = try value(for: flag)
+            case "--smtp-password-file": options.smtpPasswordFile = try value(for: flag)
+            case "--smtp-auth-allow-insecure": options.smtpAuthAllowInsecure = true
+            case "--smtp-auth-accept-any": options.smtpAuthAcceptAny = true
+            case "--max-messages": options.maxMessages = try number(for: flag, in: 1...1_000_000_000)
+            case "--max-age":
+                let text = try value(for: flag)
+                guard let seconds = Duration.seconds(in: text) else {
+                    throw Problem(description: "--max-age must be a number and a unit (30d, 12h, 90m, 3600s), not '\(text)'")
+                }
+                options.maxAgeSeconds = seconds
             case "-h", "--help": options.showHelp = true
             default: throw Problem(description: "unknown option '\(flag)'")
             }
         }
+        if (options.smtpCertificate == nil) != (options.smtpKey == nil) {
+            throw Problem(description: "--smtp-tls-cert and --smtp-tls-key go together")
+        }
+        if options.smtpPasswordFile != nil && options.smtpAuthAcceptAny {
+            throw Problem(description: "--smtp-password-file and --smtp-auth-accept-any exclude each other")
+        }
+        if options.smtpPasswordFile != nil && options.smtpCertificate == nil && !options.smtpAuthAllowInsecure {
+            throw Problem(description: "--smtp-password-file needs STARTTLS (--smtp-tls-cert and --smtp-tls-key), "
+                + "or --smtp-auth-allow-insecure to send passwords in plain text")
+        }
         return options
+    }
+}
+
+/// Durations on the command line: a whole number and a unit.
+enum Duration {
+    static func seconds(in text: String) -> Int64? {
+        guard let unit = text.last, let number = Int64(text.dropLast()), number > 0 else { return nil }
+        let scale: Int64? = switch unit {
+        case "s": 1
+        case "m": 60
+        case "h": 3_600
+        case "d": 86_400
+        case "w": 604_800
+        default: nil
+        }
+        guard let scale else { return nil }
+        let (seconds, overflow) = number.multipliedReportingOverflow(by: scale)
+        return overflow ? nil : seconds
     }
 }

@@ -37,3 +37,39 @@ extension String {
         return result
     }
 }
+
+/// SMTP logins from a file of `user:password` lines; blank lines and lines starting with # are skipped.
+enum MailPasswords {
+    static func read(file: String) throws(Password.Problem) -> [String: String] {
+        guard let handle = fopen(file, "r") else {
+            throw Password.Problem(description: "cannot read the SMTP password file \(file): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(handle) }
+        var logins: [String: String] = [:]
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        var number = 0
+        while getline(&line, &capacity, handle) > 0, let line {
+            number += 1
+            let text = String(cString: line).trimmingTrailingNewlines
+            if text.isEmpty || text.hasPrefix("#") { continue }
+            guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
+                throw Password.Problem(description: "\(file) line \(number): expected user:password")
+            }
+            logins[String(text[..<colon])] = String(text[text.index(after: colon)...])
+        }
+        guard !logins.isEmpty else { throw Password.Problem(description: "the SMTP password file \(file) has no logins") }
+        return logins
+    }
+
+    /// Compares every byte whatever the first difference, so timing tells nothing.
+    static func matches(_ given: String, _ expected: String) -> Bool {
+        let a = Array(given.utf8), b = Array(expected.utf8)
+        var difference = a.count ^ b.count
+        for index in 0..<max(a.count, b.count) {
+            difference |= Int((index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0))
+        }
+        return difference == 0
+    }
+}

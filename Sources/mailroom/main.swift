@@ -5,6 +5,7 @@ import HTTPServer
 import MailroomCore
 import MailroomStore
 import MailroomWeb
+import SMTP
 
 // Flags, wiring and signals; everything else lives in the libraries.
 
@@ -84,12 +85,20 @@ let app = MailroomApp(
     signIn: password.map { SignIn(password: $0, log: { Console.out($0) }) },
     pageSize: options.pageSize)
 
+let mail: MailService?
+do {
+    mail = try MailSetup.service(options: options, app: app)
+} catch {
+    Console.error(error.description)
+    exit(1)
+}
+
 let server: Server
 do {
     server = try Server(
         configuration: options.server, logRequests: options.logRequests,
         housekeeping: Housekeeping(everySeconds: 1) { Memory.handBackUnused() }, mayWait: app.mayStore(_:),
-        errorPage: app.response(for:), handler: app.respond(to:))
+        mail: mail, errorPage: app.response(for:), handler: app.respond(to:))
     try server.start()
 } catch {
     Console.error(error.description)
@@ -98,7 +107,14 @@ do {
 }
 
 let shownHost = options.server.host.contains(":") ? "[\(options.server.host)]" : options.server.host
-Console.out("Mailroom listening on http://\(shownHost):\(server.port)/ (\(options.server.threads) threads)")
+if let mailPort = server.mailPort, let mail {
+    let host = mail.configuration.host
+    let shownMailHost = host.contains(":") ? "[\(host)]" : host
+    Console.out("Mailroom listening on http://\(shownHost):\(server.port)/ and smtp://\(shownMailHost):\(mailPort) "
+        + "(\(options.server.threads) threads)")
+} else {
+    Console.out("Mailroom listening on http://\(shownHost):\(server.port)/ (\(options.server.threads) threads; SMTP off)")
+}
 
 var received: Int32 = 0
 sigwait(&stopSignals, &received)

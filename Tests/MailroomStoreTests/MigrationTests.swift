@@ -85,7 +85,7 @@ import Testing
             let store = try Store(path: path)
             defer { store.close() }
             #expect(store.migratedFrom == 3)
-            #expect(try Database(path: path).userVersion == 4)
+            #expect(try Database(path: path).userVersion == 5)
             let library = try store.library()
             #expect(library.mailboxes.map(\.name) == ["Inbox", "Archive", "Trash", "Projects"])
             #expect(library[.inbox]?.ids.map(\.rawValue) == [9, 4, 2, 1])
@@ -128,7 +128,7 @@ import Testing
             let again = try Store(path: path)
             defer { again.close() }
             #expect(again.migratedFrom == nil)
-            #expect(try Database(path: path).userVersion == 4)
+            #expect(try Database(path: path).userVersion == 5)
         }
     }
 }

@@ -1,0 +1,219 @@
+import Glibc
+import SMTP
+private import CLibevent
+
+/// One SMTP client connection on an event loop. The `Session` value decides every reply; this
+/// class moves bytes, hands finished messages to a worker thread to be stored, and keeps time.
+final class MailConnection {
+    private unowned let loop: EventLoop
+    private let shared: MailShared
+    /// Names this connection for outcomes coming back from worker threads.
+    let serial: UInt64
+    private let peer: String
+    private var session: Session
+    /// The plain socket's bufferevent, or after STARTTLS the TLS filter over it.
+    private var bufferevent: OpaquePointer
+    /// A message is being stored on a worker thread: no reply until it is.
+    private var isStoring = false
+    /// STARTTLS was answered: the handshake starts once that reply is written.
+    private var startsTLS = false
+    private var closesAfterWrite = false
+    private var isClosed = false
+    private var wasAdmitted = false
+    /// Ends the session when it has lasted too long in all.
+    private var sessionDeadline: OpaquePointer?
+
+    /// Unread bytes held while a message is being stored; past this, reading pauses.
+    private static let maxHeldBytes = 1 << 20
+
+    init?(loop: EventLoop, shared: MailShared, socket: Int32, peer: String, serial: UInt64) {
+        guard let bufferevent = bufferevent_socket_new(loop.base, socket, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+            return nil
+        }
+        self.loop = loop
+        self.shared = shared
+        self.serial = serial
+        self.peer = peer
+        self.bufferevent = bufferevent
+        self.session = Session(options: shared.service.configuration.session)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sessionDeadline = event_new(loop.base, -1, 0, { _, _, context in
+            guard let context else { return }
+            Unmanaged<MailConnection>.fromOpaque(context).takeUnretainedValue().timedOut()
+        }, context)
+        var total = timeval(tv_sec: shared.service.configuration.sessionSeconds, tv_usec: 0)
+        if let sessionDeadline { event_add(sessionDeadline, &total) }
+        listen(on: bufferevent)
+        bufferevent_enable(bufferevent, Int16(EV_READ | EV_WRITE))
+        guard shared.admit() else {
+            finish(with: Session.busy(hostname: shared.service.configuration.session.hostname))
+            return
+        }
+        wasAdmitted = true
+        send(session.greeting)
+    }
+
+    private func listen(on bufferevent: OpaquePointer) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        bufferevent_setcb(bufferevent, { _, context in
+            guard let context else { return }
+            Unmanaged<MailConnection>.fromOpaque(context).takeUnretainedValue().readable()
+        }, { _, context in
+            guard let context else { return }
+            Unmanaged<MailConnection>.fromOpaque(context).takeUnretainedValue().written()
+        }, { _, events, context in
+            guard let context else { return }
+            Unmanaged<MailConnection>.fromOpaque(context).takeUnretainedValue().event(events)
+        }, context)
+        var idle = timeval(tv_sec: shared.service.configuration.idleSeconds, tv_usec: 0)
+        bufferevent_set_timeouts(bufferevent, &idle, nil)
+    }
+
+    /// During shutdown: a session storing a message finishes it; any other is told 421 and closed.
+    func finishOrClose() -> Bool {
+        guard !isStoring else { return true }
+        finish(with: Reply(421, "4.3.2", "\(shared.service.configuration.session.hostname) is shutting down."))
+        return true
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        if wasAdmitted { shared.leave() }
+        if let sessionDeadline {
+            event_del(sessionDeadline)
+            event_free(sessionDeadline)
+        }
+        sessionDeadline = nil
+        bufferevent_setcb(bufferevent, nil, nil, nil, nil)
+        bufferevent_free(bufferevent)
+        loop.closed(self)
+    }
+
+    // MARK: Callbacks
+
+    private func readable() {
+        let source = bufferevent_get_input(bufferevent)
+        // Pieces of at most 64 KiB: the session takes them as they come, so a large message is
+        // never held twice in full.
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while !isClosed && !startsTLS && !closesAfterWrite {
+            let count = chunk.withUnsafeMutableBytes { evbuffer_remove(source, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            session.receive(chunk[0..<Int(count)])
+            converse()
+            if isStoring && session.buffered > Self.maxHeldBytes {
+                bufferevent_disable(bufferevent, Int16(EV_READ))
+                break
+            }
+        }
+    }
+
+    private func written() {
+        if closesAfterWrite {
+            close()
+        } else if startsTLS {
+            beginTLS()
+        }
+    }
+
+    private func event(_ events: Int16) {
+        if events & Int16(BEV_EVENT_TIMEOUT) != 0 && !isStoring {
+            finish(with: Session.timedOut)
+            return
+        }
+        if events & Int16(BEV_EVENT_CONNECTED) != 0 { return }
+        close()
+    }
+
+    private func timedOut() {
+        guard !isStoring else { return }
+        finish(with: Session.timedOut)
+    }
+
+    // MARK: The conversation
+
+    /// Does what the session says until it needs more bytes or waits on something.
+    private func converse() {
+        while !isClosed && !isStoring && !startsTLS && !closesAfterWrite {
+            switch session.next() {
+            case .needMore:
+                return
+            case .reply(let reply):
+                send(reply)
+            case .close(let reply):
+                finish(with: reply)
+            case .startTLS(let reply):
+                guard shared.tls != nil else {
+                    finish(with: Reply(454, "4.7.0", "TLS is not available."))
+                    return
+                }
+                send(reply)
+                startsTLS = true
+                bufferevent_disable(bufferevent, Int16(EV_READ))
+            case .deliver(let message):
+                isStoring = true
+                let (deliver, replies, serial, peer) = (shared.service.deliver, loop.replies, serial, peer)
+                Workers.shared.submit {
+                    replies.post(.stored(serial: serial, outcome: deliver(message, peer)))
+                }
+            }
+        }
+    }
+
+    /// The outcome of storing the message handed out last; then the commands behind it.
+    func stored(_ outcome: DeliveryOutcome) {
+        guard isStoring, !isClosed else { return }
+        isStoring = false
+        switch outcome {
+        case .stored(let name):
+            send(session.delivered(as: name))
+        case .refused(let reply):
+            _ = session.notDelivered()
+            send(reply)
+        }
+        if loop.isStopping {
+            finish(with: Reply(421, "4.3.2", "\(shared.service.configuration.session.hostname) is shutting down."))
+            return
+        }
+        bufferevent_enable(bufferevent, Int16(EV_READ))
+        converse()
+        // Bytes that arrived while storing may already hold more commands.
+        readable()
+    }
+
+    private func send(_ reply: Reply) {
+        let bytes = reply.bytes
+        bytes.withUnsafeBytes { _ = bufferevent_write(bufferevent, $0.baseAddress, $0.count) }
+    }
+
+    private func finish(with reply: Reply) {
+        guard !closesAfterWrite, !isClosed else { return }
+        send(reply)
+        closesAfterWrite = true
+        bufferevent_disable(bufferevent, Int16(EV_READ))
+    }
+
+    /// The STARTTLS reply is written: whatever else the client sent in plain text is dropped,
+    /// and a TLS filter takes over the socket.
+    private func beginTLS() {
+        startsTLS = false
+        let plain = bufferevent
+        evbuffer_drain(bufferevent_get_input(plain), evbuffer_get_length(bufferevent_get_input(plain)))
+        guard let tls = shared.tls, let ssl = tls.makeSession() else {
+            close()
+            return
+        }
+        bufferevent_setcb(plain, nil, nil, nil, nil)
+        guard let filtered = bufferevent_openssl_filter_new(
+            loop.base, plain, ssl, bufferevent_ssl_state(rawValue: UInt32(mailroom_bev_ssl_accepting)),
+            Int32(BEV_OPT_CLOSE_ON_FREE.rawValue))
+        else {
+            close()
+            return
+        }
+        bufferevent = filtered
+        listen(on: filtered)
+        bufferevent_enable(filtered, Int16(EV_READ | EV_WRITE))
+    }
+}

@@ -1,0 +1,46 @@
+import HTTP
+import MailroomCore
+import MailroomMail
+import MailroomStore
+
+extension MailroomApp {
+    /// Stores a message that arrived over SMTP: parsed here, on the calling thread (GMime's
+    /// objects never cross threads), then routed and saved in the next group commit beside
+    /// the posts and other mail waiting for it. Returns once it is durable: the ids of its copies.
+    public func receiveMail(_ raw: [UInt8], from sender: String, to recipients: [String], peer: String) throws(HTTPError) -> [MessageID] {
+        let mail = Self.incoming(raw, from: sender, to: recipients, peer: peer)
+        let time = now()
+        return try perform { transaction throws(HTTPError) in
+            do throws(StoreError) {
+                return try transaction.addMail(mail, to: try transaction.route(recipients), at: time)
+            } catch {
+                throw ListCommand.failure(error)
+            }
+        }
+    }
+
+    /// What the store keeps of a message. Mail GMime cannot read at all is kept too, raw, with
+    /// its bytes as its text: nothing that was accepted is lost.
+    static func incoming(_ raw: [UInt8], from sender: String, to recipients: [String], peer: String) -> IncomingMail {
+        guard let parsed = MailParser.parse(raw) else {
+            return IncomingMail(
+                subject: "(unreadable message)", sender: sender, text: String(decoding: raw.prefix(1 << 20), as: UTF8.self),
+                html: nil, envelopeFrom: sender, envelopeTo: recipients, fromHeader: sender, toHeader: "", ccHeader: "",
+                sentAt: nil, messageID: nil, attachments: [], peer: peer, raw: raw)
+        }
+        let attachments = parsed.attachments.enumerated().map { index, attachment in
+            StoredAttachment(part: index, name: attachment.name, type: attachment.type, size: attachment.size,
+                             contentID: attachment.contentID)
+        }
+        return IncomingMail(
+            subject: parsed.subject, sender: parsed.sender.isEmpty ? sender : parsed.sender, text: parsed.text,
+            html: parsed.html, envelopeFrom: sender, envelopeTo: recipients, fromHeader: listed(parsed.from),
+            toHeader: listed(parsed.to), ccHeader: listed(parsed.cc), sentAt: parsed.date, messageID: parsed.messageID,
+            attachments: attachments, peer: peer, raw: raw)
+    }
+
+    /// Addresses as people write them: `Ann Example <ann@example.test>, bob@example.test`.
+    static func listed(_ addresses: [Address]) -> String {
+        addresses.map { $0.name.isEmpty ? $0.address : "\($0.name) <\($0.address)>" }.joined(separator: ", ")
+    }
+}

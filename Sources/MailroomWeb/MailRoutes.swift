@@ -1,0 +1,173 @@
+import HTTP
+import MailroomCore
+import MailroomMail
+import MailroomStore
+
+/// The addresses under a mailed message: its HTML in a frame of its own, its attachments, and
+/// its raw bytes. None of them changes anything.
+extension MailroomApp {
+    /// The HTML part as a document of its own, for the message page's sandboxed frame. Its
+    /// policy allows no script, form, font or connection, and images only from this message's
+    /// own parts (its `cid:` references, rewritten to them); links open in a new tab.
+    func showMailHTML(_ id: MessageID, request: Request) throws(HTTPError) -> Response {
+        let details = try mailDetails(id)
+        guard let html = details.html else { throw HTTPError(.notFound, "Message \(id) has no HTML part.") }
+        let parts = Paths.mailParts(id)
+        let images = request.headers["Host"].map { "http://\($0)\(parts)" } ?? "'self'"
+        var response = Response(html: Array(MailHTML.framed(html, id: id, attachments: details.attachments).utf8))
+        response.headers.add("Content-Security-Policy", MailHTML.policy(images: images))
+        response.headers.add("X-Frame-Options", "SAMEORIGIN")
+        response.headers.add("Cache-Control", "private, no-cache")
+        return response
+    }
+
+    /// One attachment, always as a download, never shown in place.
+    func downloadMailPart(_ id: MessageID, part: Int) throws(HTTPError) -> Response {
+        let details = try mailDetails(id)
+        guard let attachment = details.attachments.first(where: { $0.part == part }) else {
+            throw HTTPError(.notFound, "Message \(id) has no attachment \(part).")
+        }
+        let raw = try rawBytes(details, of: id)
+        guard let content = MailParser.attachment(part, of: raw) else {
+            throw HTTPError(.notFound, "Message \(id) has no attachment \(part).")
+        }
+        return Self.download(content, type: MailHTML.safeType(attachment.type),
+                             name: attachment.name ?? "attachment-\(part + 1)")
+    }
+
+    /// The message exactly as it arrived.
+    func downloadRawMail(_ id: MessageID) throws(HTTPError) -> Response {
+        let details = try mailDetails(id)
+        return Self.download(try rawBytes(details, of: id), type: "message/rfc822", name: "message-\(id).eml")
+    }
+
+    func mailDetails(_ id: MessageID) throws(HTTPError) -> MailDetails {
+        guard let details = try reading({ reader throws(StoreError) in try reader.mailDetails(id) }) else {
+            throw HTTPError(.notFound, "There is no mailed message \(id); it may have been deleted.")
+        }
+        return details
+    }
+
+    func rawBytes(_ details: MailDetails, of id: MessageID) throws(HTTPError) -> [UInt8] {
+        guard let raw = try reading({ reader throws(StoreError) in try reader.rawMail(details.raw) }) else {
+            throw HTTPError(.notFound, "There is no mailed message \(id); it may have been deleted.")
+        }
+        return raw
+    }
+
+    private static func download(_ bytes: [UInt8], type: String, name: String) -> Response {
+        var response = Response(headers: Headers([("Content-Type", type)]), body: bytes)
+        response.headers.add("Content-Disposition", MailHTML.disposition(name))
+        response.headers.add("Content-Security-Policy", "default-src 'none'; sandbox")
+        response.headers.add("Cache-Control", "private, no-cache")
+        return response
+    }
+}
+
+/// Mail's HTML made safe to frame, and the policies that go with it.
+enum MailHTML {
+    static func policy(images: String) -> String {
+        "default-src 'none'; img-src \(images); style-src 'unsafe-inline'; form-action 'none'; "
+            + "frame-ancestors 'self'; sandbox allow-popups allow-popups-to-escape-sandbox"
+    }
+
+    /// The HTML with links opening outside the frame, `cid:` images pointing at this message's
+    /// parts, and no `http-equiv` (a refresh could send the frame elsewhere).
+    static func framed(_ html: String, id: MessageID, attachments: [StoredAttachment]) -> String {
+        var parts: [String: Int] = [:]
+        for attachment in attachments {
+            if let contentID = attachment.contentID { parts[contentID] = attachment.part }
+        }
+        var out = "<!DOCTYPE html><meta charset=\"utf-8\"><base target=\"_blank\">"
+        out += rewrite(html) { reference in parts[reference].map { Paths.mailPart(id, $0) } }
+        return out
+    }
+
+    /// Replaces each `cid:REF` whose part is known, and neutralizes `http-equiv`.
+    private static func rewrite(_ html: String, _ part: (String) -> String?) -> String {
+        let bytes = Array(html.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if matches(bytes, at: index, "cid:") {
+                var end = index + 4
+                while end < bytes.count, !stops(bytes[end]) { end += 1 }
+                let reference = String(decoding: bytes[(index + 4)..<end], as: UTF8.self)
+                if let replacement = part(reference) ?? part(reference.removingPercentEncoding) {
+                    out += Array(replacement.utf8)
+                    index = end
+                    continue
+                }
+            } else if matches(bytes, at: index, "http-equiv") {
+                out += Array("data-removed".utf8)
+                index += 10
+                continue
+            }
+            out.append(bytes[index])
+            index += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func stops(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") || byte == UInt8(ascii: ")") || byte == UInt8(ascii: ">")
+            || byte == UInt8(ascii: " ") || byte == 9 || byte == 10 || byte == 13
+    }
+
+    /// Whether `word` (lowercase ASCII) starts at `index`, in any case.
+    private static func matches(_ bytes: [UInt8], at index: Int, _ word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        return word.withUTF8Buffer { expected in
+            for offset in 0..<count where bytes[index + offset] | 0x20 != expected[offset] | 0x20 { return false }
+            return true
+        }
+    }
+
+    /// Types a browser may be given as they are; anything that could run or render as a page
+    /// (HTML, SVG, XML, scripts) goes as plain bytes.
+    static func safeType(_ type: String) -> String {
+        let safe: Set<String> = [
+            "image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/tiff", "application/pdf",
+            "text/plain", "text/csv", "text/calendar", "application/zip", "application/gzip", "message/rfc822",
+            "audio/mpeg", "audio/wav", "video/mp4", "application/msword", "application/vnd.ms-excel",
+        ]
+        let lowered = type.lowercased()
+        return safe.contains(lowered) || lowered.hasPrefix("application/vnd.openxmlformats") ? lowered : "application/octet-stream"
+    }
+
+    /// `attachment`, with the name in ASCII for old clients and in full (RFC 6266, 8187) for the rest.
+    static func disposition(_ name: String) -> String {
+        let ascii = String(name.unicodeScalars.map { scalar -> Character in
+            scalar.isASCII && scalar.value >= 32 && scalar != "\"" && scalar != "\\" && scalar != "/" && scalar.value != 127
+                ? Character(scalar) : "_"
+        })
+        var encoded = ""
+        for byte in name.utf8 {
+            let isPlain = (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            encoded += isPlain ? String(UnicodeScalar(byte)) : "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+        }
+        return "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)"
+    }
+}
+
+private extension String {
+    /// `%XX` sequences decoded; nil when there are none or they are not UTF-8.
+    var removingPercentEncoding: String {
+        guard contains("%") else { return self }
+        var bytes: [UInt8] = []
+        var utf8 = Array(self.utf8)[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "%"), utf8.count >= 2,
+               let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,54 @@
+import Glibc
+import HTTP
+import HTTPServer
+import MailroomWeb
+import SMTP
+
+/// The SMTP side as the flags describe it, storing every message through the app.
+enum MailSetup {
+    static func service(options: Options, app: MailroomApp) throws(Password.Problem) -> MailService? {
+        guard options.smtpPort != 0 else { return nil }
+        let authentication: SessionOptions.Authentication
+        if let file = options.smtpPasswordFile {
+            let logins = try MailPasswords.read(file: file)
+            authentication = .passwords(check: { user, password in
+                MailPasswords.matches(password, logins[user] ?? "\u{0}" + password)
+            }, overPlainText: options.smtpAuthAllowInsecure)
+        } else {
+            authentication = options.smtpAuthAcceptAny ? .acceptAny : .off
+        }
+        let tls = options.smtpCertificate.flatMap { certificate in
+            options.smtpKey.map { TLSFiles(certificate: certificate, key: $0) }
+        }
+        let session = SessionOptions(
+            hostname: hostname(), limits: options.smtpLimits, canStartTLS: tls != nil, authentication: authentication)
+        let configuration = MailConfiguration(
+            host: options.smtpHost ?? options.server.host, port: options.smtpPort, session: session,
+            maxConnections: options.smtpMaxConnections, idleSeconds: options.smtpIdleSeconds,
+            sessionSeconds: options.smtpSessionSeconds, tls: tls)
+        let log = options.logRequests
+        return MailService(configuration: configuration) { message, peer in
+            do throws(HTTPError) {
+                let ids = try app.receiveMail(
+                    message.text, from: message.envelope.sender, to: message.envelope.recipients, peer: peer)
+                let names = ids.map { "\($0.rawValue)" }.joined(separator: ",")
+                if log {
+                    Console.out("\(peer) SMTP <\(message.envelope.sender)> \(message.envelope.recipients.count) "
+                        + "recipient(s) \(message.text.count) bytes stored as \(names)")
+                }
+                return .stored("message " + names)
+            } catch {
+                Console.error("mailroom: could not store a message from \(peer): \(error.message)")
+                return .refused(Reply(451, "4.3.0", "Mailroom could not store the message; please send it again later."))
+            }
+        }
+    }
+
+    /// This machine's own name, for the greeting; never looked up in DNS.
+    private static func hostname() -> String {
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count - 1) == 0 else { return "mailroom" }
+        let text = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.isEmpty ? "mailroom" : text
+    }
+}
