@@ -2,6 +2,7 @@
 import os
 import re
 import signal
+import socket
 import subprocess
 import tempfile
 from pathlib import Path
@@ -12,11 +13,13 @@ TOOLS = ROOT / ".build" / "test-tools"
 
 
 class Mailroom:
-    """A running server; `url(path)` gives an absolute address on loopback."""
+    """A running server; `url(path)` gives an absolute address on loopback; `smtp_port` is its
+    SMTP port when started with `smtp=True`, else None."""
 
-    def __init__(self, process, port):
+    def __init__(self, process, port, smtp_port=None):
         self.process = process
         self.port = port
+        self.smtp_port = smtp_port
 
     def url(self, path="/"):
         return f"http://127.0.0.1:{self.port}{path}"
@@ -27,16 +30,25 @@ class Mailroom:
         self.process.stdout.close()
 
 
-def start(password=None, page_size=None):
+def free_port():
+    """A port nothing listens on right now, for the SMTP listener (whose 0 means off)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start(password=None, page_size=None, smtp=False, extra=()):
     """A fresh server on its own empty database; with `password`, every page asks for it first;
-    with `page_size`, lists show that many rows a page."""
+    with `page_size`, lists show that many rows a page; with `smtp`, it takes mail on a free
+    port; `extra` flags go last."""
+    smtp_port = free_port() if smtp else 0
     work = tempfile.mkdtemp(prefix="mailroom-browser-")
     environment = {key: value for key, value in os.environ.items() if key != "MAILROOM_PASSWORD"}
     if password is not None:
         environment["MAILROOM_PASSWORD"] = password
     process = subprocess.Popen(
-        [BINARY, "--port", "0", "--no-samples", "--quiet", "--public", str(ROOT / "Public")]
-        + (["--page-size", str(page_size)] if page_size else []),
+        [BINARY, "--port", "0", "--smtp-port", str(smtp_port), "--no-samples", "--quiet", "--public", str(ROOT / "Public")]
+        + (["--page-size", str(page_size)] if page_size else []) + list(extra),
         cwd=work, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     # The banner line is printed once the socket is listening; a warning may come first.
@@ -44,7 +56,7 @@ def start(password=None, page_size=None):
         line = process.stdout.readline()
         match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
         if match:
-            return Mailroom(process, int(match.group(1)))
+            return Mailroom(process, int(match.group(1)), smtp_port or None)
         if not line:
             break
     process.kill()

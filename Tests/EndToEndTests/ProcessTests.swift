@@ -8,7 +8,7 @@ import Testing
         defer { for suffix in ["", "-wal", "-shm"] { unlink(database + suffix) } }
         let program = try ChildProcess(
             executable: try MailroomExecutable.path(),
-            arguments: ["--port", "0", "--no-samples", "--quiet", "--db", database, "--public", PackageLocation.publicFolder])
+            arguments: ["--port", "0", "--smtp-port", "0", "--no-samples", "--quiet", "--db", database, "--public", PackageLocation.publicFolder])
         let banner = try program.waitForOutputLine(within: 10) { $0.hasPrefix("Mailroom listening on http://127.0.0.1:") }
         let port = try #require(Self.port(in: banner), "no port in: \(banner)")
 

@@ -28,7 +28,7 @@ import Testing
         // Started again without --no-samples, the database is not new: it stays empty.
         let program = try ChildProcess(
             executable: try MailroomExecutable.path(),
-            arguments: ["--port", "0", "--quiet", "--db", database.path, "--public", PackageLocation.publicFolder])
+            arguments: ["--port", "0", "--smtp-port", "0", "--quiet", "--db", database.path, "--public", PackageLocation.publicFolder])
         let banner = try program.waitForOutputLine(within: 10) { $0.hasPrefix("Mailroom listening on") }
         program.send(SIGTERM)
         #expect(try program.waitForExit(within: 10) == 0)

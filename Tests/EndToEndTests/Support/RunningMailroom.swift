@@ -40,18 +40,25 @@ final class RunningMailroom {
     let program: ChildProcess
     let port: Int
     let database: String
+    /// The SMTP port, when started with one.
+    let smtpPort: Int?
 
-    /// Starts the program and waits for its banner, which it prints once it is listening.
-    init(database: String, within seconds: Double = 10) throws {
+    /// Starts the program and waits for its banner, which it prints once it is listening. With
+    /// `smtp`, it also takes mail on a free port; `extra` flags go last.
+    init(database: String, smtp: Bool = false, extra: [String] = [], within seconds: Double = 10) throws {
         self.database = database
-        program = try ChildProcess(executable: try MailroomExecutable.path(), arguments: Self.arguments(database: database))
+        let smtpPort = smtp ? try FreePort.pick() : nil
+        self.smtpPort = smtpPort
+        program = try ChildProcess(
+            executable: try MailroomExecutable.path(),
+            arguments: Self.arguments(database: database, smtpPort: smtpPort ?? 0) + extra)
         let banner = try program.waitForOutputLine(within: seconds) { $0.hasPrefix("Mailroom listening on http://127.0.0.1:") }
         guard let port = Self.port(in: banner) else { throw TestFailure("no port in the banner: \(banner)") }
         self.port = port
     }
 
-    static func arguments(database: String) -> [String] {
-        ["--port", "0", "--no-samples", "--quiet", "--page-size", "500", "--db", database, "--public", PackageLocation.publicFolder]
+    static func arguments(database: String, smtpPort: Int = 0) -> [String] {
+        ["--port", "0", "--smtp-port", String(smtpPort), "--no-samples", "--quiet", "--page-size", "500", "--db", database, "--public", PackageLocation.publicFolder]
     }
 
     /// A new tab on this server, with its own keep-alive connection.
