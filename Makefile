@@ -7,14 +7,15 @@ HOST        ?= 127.0.0.1
 RUN_ARGS    ?=
 PYTHON      := /usr/bin/python3
 
-RUN_PACKAGES  := pkg-config libevent-dev libsqlite3-dev libgmime-3.0-dev
-# wrk measures over HTTP, nginx serves the same bytes as the anchor, curl checks each case first.
-BENCH_PACKAGES := $(RUN_PACKAGES) wrk nginx curl
+RUN_PACKAGES  := pkg-config libevent-dev libssl-dev libsqlite3-dev libgmime-3.0-dev
+# wrk measures over HTTP, nginx serves the same bytes as the anchor, curl checks each case first;
+# Postfix is the SMTP anchor (its own queue under the bench's folder), with smtp-source and smtp-sink.
+BENCH_PACKAGES := $(RUN_PACKAGES) wrk nginx curl postfix
 # Java runs the Nu Html Checker, pip fetches it and axe-core (pinned wheels, nothing installed),
 # pdftotext reads the text Chromium paints (CSS counters are in no DOM or accessibility tree);
 # the sqlite3 shell checks files as another process would.
 TEST_PACKAGES := $(RUN_PACKAGES) chromium chromium-driver python3-selenium python3-pytest \
-                 python3-pip default-jre-headless poppler-utils sqlite3
+                 python3-pip default-jre-headless poppler-utils sqlite3 swaks openssl
 
 .PHONY: run build release test unit-test browser-test screenshots bench fuzz fuzz-http fuzz-smtp fuzz-mime deps test-deps bench-deps test-tools clean
 
