@@ -38,7 +38,7 @@ enum MailSetup {
                 }
                 return .stored("message " + names)
             } catch {
-                Console.error("mailroom: could not store a message from \(peer): \(error.message)")
+                Console.error("could not store a message from \(peer): \(error.message)")
                 return .refused(Reply(451, "4.3.0", "Mailroom could not store the message; please send it again later."))
             }
         }

@@ -1,4 +1,5 @@
 import CMalloc
+import Dispatch
 import Glibc
 import HTTP
 import HTTPServer
@@ -8,6 +9,15 @@ import MailroomWeb
 import SMTP
 
 // Flags, wiring and signals; everything else lives in the libraries.
+
+// `mailroom sendmail ...`, or the binary linked as `sendmail`: hand one message to a running Mailroom.
+let invokedAs = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
+if invokedAs == "sendmail" {
+    exit(Sendmail.run(Array(CommandLine.arguments.dropFirst())))
+}
+if CommandLine.arguments.dropFirst().first == "sendmail" {
+    exit(Sendmail.run(Array(CommandLine.arguments.dropFirst(2))))
+}
 
 let options: Options
 do {
@@ -116,8 +126,12 @@ if let mailPort = server.mailPort, let mail {
     Console.out("Mailroom listening on http://\(shownHost):\(server.port)/ (\(options.server.threads) threads; SMTP off)")
 }
 
+let retention = RetentionPolicy(maxMessages: options.maxMessages, maxAgeSeconds: options.maxAgeSeconds)
+let retentionTimer = Retention.start(retention, app: app)
+
 var received: Int32 = 0
 sigwait(&stopSignals, &received)
+retentionTimer?.cancel()
 Console.out("mailroom: signal \(received), shutting down")
 server.stop()
 store.close()
