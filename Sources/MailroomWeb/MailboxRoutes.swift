@@ -7,7 +7,35 @@ extension MailroomApp {
         let mailboxes = (try? mailboxes()) ?? []
         var page = MailboxesPage(mailboxes: mailboxes, notice: Notice(from: request.query), token: token)
         page.signsOut = signIn != nil
+        page.addresses = (try? reading { reader throws(StoreError) in try reader.addresses() }) ?? [:]
         return Response(html: page.render())
+    }
+
+    /// The addresses a mailbox receives mail for; a refused list comes back as typed, with why.
+    func changeAddresses(_ form: FormData) throws(HTTPError) -> Response {
+        guard let slug = form["mailbox"], let id = MailboxID(slug: slug), try mailboxes()[id] != nil, id != .trash else {
+            throw HTTPError(.notFound, "There is no mailbox that can receive mail by that name.")
+        }
+        let typed = form["addresses"] ?? ""
+        let words = typed.split { $0 == "," || $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" || $0 == ";" }.map(String.init)
+        var patterns: [String] = []
+        for word in words {
+            guard let pattern = Routing.pattern(word) else {
+                var page = MailboxesPage(mailboxes: try mailboxes(), notice: nil, token: token)
+                page.signsOut = signIn != nil
+                page.addresses = (try? reading { reader throws(StoreError) in try reader.addresses() }) ?? [:]
+                page.refusedAddresses = (id, typed, "“\(word)” is not an address: use name@domain, or *@domain for a whole domain.")
+                return Response(status: .unprocessableContent, html: page.render())
+            }
+            if !patterns.contains(pattern) { patterns.append(pattern) }
+        }
+        guard patterns.count <= 100 else {
+            throw HTTPError(.unprocessableContent, "A mailbox can list at most 100 addresses.")
+        }
+        try perform { transaction throws(HTTPError) in
+            try Self.storing { () throws(StoreError) in try transaction.setAddresses(patterns, for: id) }
+        }
+        return .seeOther(Paths.mailboxes(notice: Notice(.routed)))
     }
 
     /// Create or rename a mailbox; a refused name comes back with its problem and what was typed.
@@ -18,13 +46,15 @@ extension MailroomApp {
         switch form["action"] {
         case "create":
             target = nil
+        case "addresses":
+            return try changeAddresses(form)
         case "rename":
             guard let slug = form["mailbox"], let id = MailboxID(slug: slug) else {
                 throw HTTPError(.badRequest, "Rename needs the mailbox in “mailbox”.")
             }
             target = id
         default:
-            throw HTTPError(.badRequest, "Use action=create or action=rename.")
+            throw HTTPError(.badRequest, "Use action=create, action=rename or action=addresses.")
         }
         do throws(HTTPError) {
             let created = try perform { transaction throws(HTTPError) -> MailboxID? in

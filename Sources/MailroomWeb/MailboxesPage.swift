@@ -10,6 +10,10 @@ struct MailboxesPage {
     var signsOut = false
     /// A refused name, kept with its problem; `target` nil means the create form.
     var refused: (target: MailboxID?, name: String, problem: String)?
+    /// The addresses each mailbox receives mail for.
+    var addresses: [MailboxID: [String]] = [:]
+    /// Refused addresses, kept as typed with their problem.
+    var refusedAddresses: (target: MailboxID, typed: String, problem: String)?
 
     func render() -> [UInt8] {
         Layout.document(title: "Mailboxes — Mailroom", bodyClass: "mailboxes-page") {
@@ -54,6 +58,17 @@ struct MailboxesPage {
                           .aria("invalid", isRefused(nil) ? "true" : "false"), .autofocus(isRefused(nil)))
                     button(.type(.submit), .class("button primary")) { "Create Mailbox" }
                 }
+                section(.class("compose open"), .id("routing"), .aria("labelledby", "routing-title")) {
+                    h2(.id("routing-title")) { "Mail Addresses" }
+                    p(.class("muted")) {
+                        "Mail over SMTP goes to each mailbox that one of its recipients names: an address listed "
+                            + "here (exact, or *@domain for a whole domain), or a local part or +tag equal to the "
+                            + "mailbox’s name (alerts@… or ops+alerts@… for “Alerts”). Everything else goes to the Inbox."
+                    }
+                    for mailbox in mailboxes where mailbox.id != .trash {
+                        addressForm(mailbox)
+                    }
+                }
                 if signsOut {
                     postForm(Paths.signOut, token: token, .id("signout-form")) {
                         button(.type(.submit), .class("button"), .id("signout")) { "Sign Out" }
@@ -75,6 +90,24 @@ struct MailboxesPage {
                   .aria("invalid", isRefused(mailbox.id) ? "true" : "false"), .autofocus(isRefused(mailbox.id)))
             button(.type(.submit), .class("button")) { "Rename" }
             a(.class("button"), .href(Paths.mailbox(mailbox.id))) { "Open" }
+        }
+    }
+
+    private func addressForm(_ mailbox: MailboxSummary) -> Node {
+        let fieldID = "addresses-\(mailbox.id.slug)"
+        let refusal = refusedAddresses?.target == mailbox.id ? refusedAddresses : nil
+        let typed = refusal?.typed ?? (addresses[mailbox.id] ?? []).joined(separator: ", ")
+        return postForm(Paths.mailboxes, token: token, .class("addresses"), .id("route-\(mailbox.id.slug)")) {
+            input(.type(.hidden), .name("action"), .value("addresses"))
+            input(.type(.hidden), .name("mailbox"), .value(mailbox.id.slug))
+            if let refusal {
+                div(.class("form-errors"), .role("alert"), .id("form-errors")) { p { refusal.problem } }
+            }
+            label(.for(fieldID)) { "\(mailbox.name) receives" }
+            input(.type(.text), .id(fieldID), .name("addresses"), .value(typed), .maxlength(2_000), .autocomplete("off"),
+                  .placeholder("scanner@office.test, *@ci.example.test"),
+                  .aria("invalid", refusal == nil ? "false" : "true"), .autofocus(refusal != nil))
+            button(.type(.submit), .class("button")) { "Save" }
         }
     }
 

@@ -7,7 +7,7 @@ struct Notice: Hashable, Sendable {
         case added, deleted, markedRead = "marked-read", markedUnread = "marked-unread"
         case flagged, unflagged, saved, nothingSelected = "nothing-selected", gone
         case moved, restored, destroyed, emptied
-        case created, renamed, removed
+        case created, renamed, removed, routed
     }
 
     var kind: Kind
@@ -77,6 +77,7 @@ struct Notice: Hashable, Sendable {
         case .emptied: "Trash emptied: \(Self.messages(count)) deleted permanently."
         case .created: "Mailbox created."
         case .renamed: "Mailbox renamed."
+        case .routed: "Addresses saved."
         case .removed: "Mailbox deleted; its \(Self.messages(count)) moved to Trash."
         }
         guard gone > 0, kind != .gone else { return main }
