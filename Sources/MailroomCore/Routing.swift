@@ -40,7 +40,7 @@ public struct Routing: Sendable {
         else { return nil }
         let (local, domain) = split(trimmed)
         guard let domain, !local.isEmpty, !domain.isEmpty, !domain.contains("@"), !domain.contains("*") else { return nil }
-        guard local == "*" || !local.contains("*") else { return nil }
+        guard local == "*" || !local.contains("*"), !local.contains("@") else { return nil }
         return trimmed
     }
 

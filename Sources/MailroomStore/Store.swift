@@ -199,6 +199,10 @@ public final class Store: @unchecked Sendable {
                 UNION ALL SELECT 'message ' || m.id || ' has no body' FROM messages m WHERE NOT EXISTS (SELECT 1 FROM bodies b WHERE b.id = m.id)
                 UNION ALL SELECT 'headers ' || h.id || ' belong to no message' FROM headers h WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = h.id)
                 UNION ALL SELECT 'body ' || b.id || ' belongs to no message' FROM bodies b WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = b.id)
+                UNION ALL SELECT 'mail ' || x.id || ' belongs to no message' FROM mail x WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = x.id)
+                UNION ALL SELECT 'mail ' || x.id || ' has no raw bytes' FROM mail x WHERE NOT EXISTS (SELECT 1 FROM raw_mail r WHERE r.id = x.raw)
+                UNION ALL SELECT 'raw mail ' || r.id || ' belongs to no mail' FROM raw_mail r WHERE NOT EXISTS (SELECT 1 FROM mail x WHERE x.raw = r.id)
+                UNION ALL SELECT 'attachment ' || a.raw || '/' || a.part || ' belongs to no raw mail' FROM attachments a WHERE NOT EXISTS (SELECT 1 FROM raw_mail r WHERE r.id = a.raw)
                 """)
             while try parts.step() { problems.append(try parts.text(at: 0)) }
             return problems.isEmpty ? "ok" : problems.joined(separator: "\n")

@@ -33,14 +33,40 @@ extension MailroomApp {
                              contentID: attachment.contentID)
         }
         return IncomingMail(
-            subject: parsed.subject, sender: parsed.sender.isEmpty ? sender : parsed.sender, text: parsed.text,
+            subject: parsed.subject, sender: parsed.sender.isEmpty ? sender : parsed.sender, text: lines(parsed.text),
             html: parsed.html, envelopeFrom: sender, envelopeTo: recipients, fromHeader: listed(parsed.from),
             toHeader: listed(parsed.to), ccHeader: listed(parsed.cc), sentAt: parsed.date, messageID: parsed.messageID,
             attachments: attachments, peer: peer, raw: raw)
     }
 
+    /// Text with its lines ended by LF alone, as the page splits it; trailing blank lines dropped.
+    static func lines(_ text: String) -> String {
+        var result = text.replacingCRLF
+        while result.last == "\n" { result.removeLast() }
+        return result
+    }
+
     /// Addresses as people write them: `Ann Example <ann@example.test>, bob@example.test`.
     static func listed(_ addresses: [Address]) -> String {
         addresses.map { $0.name.isEmpty ? $0.address : "\($0.name) <\($0.address)>" }.joined(separator: ", ")
+    }
+}
+
+private extension String {
+    /// CRLF and lone CR as LF, in one pass over the bytes.
+    var replacingCRLF: String {
+        guard utf8.contains(13) else { return self }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count)
+        var previous: UInt8 = 0
+        for byte in utf8 {
+            if byte == 10 && previous == 13 {
+                previous = byte
+                continue
+            }
+            out.append(byte == 13 ? 10 : byte)
+            previous = byte
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }

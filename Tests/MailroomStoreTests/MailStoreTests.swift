@@ -1,0 +1,117 @@
+import MailroomCore
+@testable import MailroomStore
+import Testing
+
+/// Mail that arrived over SMTP: kept once, exactly as received, however many mailboxes hold a
+/// copy, and gone with its last copy.
+@Suite struct MailStoreTests {
+    private func mail(_ subject: String, raw: String = "Subject: x\r\n\r\nBody\r\n", attachments: Int = 0) -> IncomingMail {
+        IncomingMail(
+            subject: subject, sender: "Scanner", text: "The text of \(subject)", html: "<p>\(subject)</p>",
+            envelopeFrom: "scanner@office.test", envelopeTo: ["inbox@example.test", "ops@example.test"],
+            fromHeader: "Scanner <scanner@office.test>", toHeader: "inbox@example.test", ccHeader: "",
+            sentAt: 1_700_000_000, messageID: "id@office.test",
+            attachments: (0..<attachments).map {
+                StoredAttachment(part: $0, name: "scan-\($0).pdf", type: "application/pdf", size: 100 + $0, contentID: nil)
+            },
+            peer: "127.0.0.1", raw: Array(raw.utf8))
+    }
+
+    @Test func aMessageForTwoMailboxesIsTwoCopiesOfOneRawMessage() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            let box = try store.write { try $0.createMailbox(named: "Scans") }
+            let raw = "Subject: Scan\r\nX-Odd: \u{00e9}\r\n\r\nbare\nlf kept\r\n"
+            let ids = try store.write { try $0.addMail(mail("Scan", raw: raw, attachments: 2), to: [.inbox, box], at: 1_000) }
+            #expect(ids.count == 2)
+            let first = try #require(try store.read { reader throws(StoreError) in try reader.mailDetails(ids[0]) })
+            let second = try #require(try store.read { reader throws(StoreError) in try reader.mailDetails(ids[1]) })
+            #expect(first.raw == second.raw)
+            #expect(try store.read { reader throws(StoreError) in try reader.rawMail(first.raw) } == Array(raw.utf8))
+            #expect(first.attachments.map(\.name) == ["scan-0.pdf", "scan-1.pdf"])
+            #expect(first.envelopeTo == ["inbox@example.test", "ops@example.test"])
+            #expect(first.size == raw.utf8.count)
+            let library = try store.library()
+            #expect(library[.inbox]?.messages.first?.subject == "Scan")
+            #expect(library[box]?.messages.first?.author == "Scanner")
+            #expect(try store.integrityCheck() == "ok")
+
+            // The first copy goes: the bytes stay for the second; the second goes: nothing is left.
+            try store.write { try $0.move([ids[0]], from: .inbox, to: .trash) }
+            try store.write { _ = try $0.emptyTrash() }
+            #expect(try store.read { reader throws(StoreError) in try reader.rawMail(first.raw) } != nil)
+            #expect(try store.read { reader throws(StoreError) in try reader.mailDetails(ids[1]) }?.attachments.count == 2)
+            try store.write { try $0.move([ids[1]], from: box, to: .trash) }
+            try store.write { _ = try $0.emptyTrash() }
+            #expect(try store.read { reader throws(StoreError) in try reader.rawMail(first.raw) } == nil)
+            #expect(try store.read { reader throws(StoreError) in try reader.integers("SELECT count(*) FROM attachments", []) } == [0])
+            #expect(try store.integrityCheck() == "ok")
+        }
+    }
+
+    @Test func aMessageWithNoSubjectIsListedAsNoSubjectAndItsTextIsSearchable() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            var incoming = mail("")
+            incoming.text = "toner cartridge julokox low"
+            let ids = try store.write { try $0.addMail(incoming, to: [], at: 1_000) }
+            #expect(try store.library()[.inbox]?.messages.map(\.subject) == ["(no subject)"])
+            let query = try SearchQuery("julokox")
+            let found = try store.read { reader throws(StoreError) in
+                try reader.search(query, in: .inbox, from: .top, limit: 10)
+            }
+            #expect(found.rows.map(\.id) == ids)
+        }
+    }
+
+    @Test func aLargeMessageIsKeptByteForByte() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            var incoming = mail("Big")
+            var generator = SystemRandomNumberGenerator()
+            incoming.raw = (0..<(3 << 20) + 17).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let ids = try store.write { try $0.addMail(incoming, to: [.inbox], at: 1_000) }
+            let details = try #require(try store.read { reader throws(StoreError) in try reader.mailDetails(ids[0]) })
+            #expect(try store.read { reader throws(StoreError) in try reader.rawMail(details.raw) } == incoming.raw)
+        }
+    }
+
+    @Test func retentionTakesTheOldestUnflaggedFirstAndKeepsFlaggedOnes() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            for index in 1...10 {
+                try store.write { _ = try $0.addMail(mail("Mail \(index)"), to: [.inbox], at: Int64(index * 100)) }
+            }
+            let oldest = try #require(try store.library()[.inbox]?.messages.last)
+            try store.write { try $0.setFlagged(true, for: [oldest.id], in: .inbox) }
+            #expect(try store.write { try $0.expireOldest(3) } == 3)
+            #expect(try store.library()[.inbox]?.messages.map(\.subject)
+                == ["Mail 10", "Mail 9", "Mail 8", "Mail 7", "Mail 6", "Mail 5", "Mail 1"])
+            // Only what arrived before 700: Mail 5 and Mail 6 (Mail 1 is flagged).
+            #expect(try store.write { try $0.expireOldest(100, arrivedBefore: 700) } == 2)
+            #expect(try store.read { reader throws(StoreError) in try reader.totalMessages() } == 5)
+            #expect(try store.integrityCheck() == "ok")
+        }
+    }
+
+    @Test func addressesRouteMailAndGoWithTheirMailbox() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            let scans = try store.write { try $0.createMailbox(named: "Scans") }
+            let alerts = try store.write { try $0.createMailbox(named: "Build Alerts") }
+            try store.write { try $0.setAddresses(["scanner@office.test", "*@scan.test"], for: scans) }
+            #expect(try store.write { try $0.route(["SCANNER@office.test"]) } == [scans])
+            #expect(try store.write { try $0.route(["x@scan.test", "ops+build-alerts@ci.test"]) } == [scans, alerts])
+            #expect(try store.write { try $0.route(["nobody@example.test"]) } == [.inbox])
+            #expect(try store.read { reader throws(StoreError) in try reader.addresses() } == [scans: ["*@scan.test", "scanner@office.test"]])
+            _ = try store.write { try $0.deleteMailbox(scans) }
+            #expect(try store.read { reader throws(StoreError) in try reader.addresses() }.isEmpty)
+            #expect(try store.write { try $0.route(["scanner@office.test"]) } == [.inbox])
+        }
+    }
+}

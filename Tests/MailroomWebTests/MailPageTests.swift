@@ -1,0 +1,196 @@
+import Foundation
+import HTTP
+import MailroomCore
+import MailroomWeb
+import Testing
+
+/// A message that arrived over SMTP, as its page and the addresses under it show it.
+@Suite struct MailPageTests {
+    let inbox: TestApp
+
+    init() throws {
+        inbox = try TestApp("Posted")
+    }
+
+    static func fixture(_ name: String) throws -> [UInt8] {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/mime")
+        return Array(try Data(contentsOf: folder.appendingPathComponent(name)))
+    }
+
+    private func receive(_ raw: [UInt8], to recipients: [String] = ["inbox@mailroom.test"]) throws -> MessageID {
+        let ids = try inbox.app.receiveMail(raw, from: "sender@example.test", to: recipients, peer: "127.0.0.1")
+        return try #require(ids.first)
+    }
+
+    private func receive(_ text: String) throws -> MessageID {
+        try receive(Array(text.replacingOccurrences(of: "\n", with: "\r\n").utf8))
+    }
+
+    @Test func theTextComesFirstWithTheSendersAddressesAndNoEditForm() throws {
+        let id = try receive(try Self.fixture("alternative.eml"))
+        let page = try inbox.get("/messages/\(id)")
+        #expect(page.code == 200)
+        #expect(page.html.content(of: "h1") == "Welcome to the project")
+        #expect(page.html.contains("<p>Hello, plain reader.</p>"))
+        #expect(page.html.contains("<dd>Scanner &lt;scanner@office.test&gt;</dd>"))
+        #expect(page.html.contains("<dd>inbox@mailroom.test</dd>"))
+        #expect(page.html.contains("Dec 1, 2026 at 09:30 UTC"))
+        #expect(page.html.contains("id=\"view-html\""))
+        #expect(!page.html.contains("<iframe"))
+        #expect(!page.html.contains("id=\"edit-message\""))
+        #expect(inbox.subjects == ["Welcome to the project", "Posted"])
+        #expect(inbox.message("Welcome to the project")?.author == "Scanner")
+    }
+
+    @Test(arguments: [
+        ("subject-utf-8.eml", "Grüße aus Köln 👋"), ("subject-iso-8859-1.eml", "Café crème à emporter"),
+        ("subject-shift-jis.eml", "会議の資料を送ります"), ("subject-koi8-r.eml", "Привет из Москвы"),
+        ("8bit-headers.eml", "Grüße ohne Kodierung"), ("broken-boundary.eml", "Broken boundary"),
+        ("missing-charset.eml", "No charset"), ("long-line.eml", "One long line"), ("html-only.eml", "Your invoice"),
+        ("nested-mixed.eml", "Scan from the copier"), ("inline-cid.eml", "Newsletter with a logo"),
+        ("scanner-pdf-no-disposition.eml", "Scan"),
+    ])
+    func everyCorpusFileIsShownWithItsDecodedSubject(file: String, subject: String) throws {
+        let id = try receive(try Self.fixture(file))
+        for view in ["", "?view=html", "?view=headers"] {
+            let page = try inbox.get("/messages/\(id)\(view)")
+            #expect(page.code == 200)
+            #expect(page.html.content(of: "h1") == subject.htmlEscaped)
+        }
+        #expect(try inbox.get("/messages/\(id)/raw").body == (try Self.fixture(file)))
+    }
+
+    @Test func theHTMLIsAFramedDocumentWithAPolicyThatAllowsOnlyItsOwnImages() throws {
+        let id = try receive(try Self.fixture("inline-cid.eml"))
+        let page = try inbox.get("/messages/\(id)?view=html")
+        #expect(page.html.contains("<iframe class=\"mail-html\" id=\"mail-html\""))
+        #expect(page.html.contains("src=\"/messages/\(id)/html\" sandbox=\"allow-popups allow-popups-to-escape-sandbox\""))
+        #expect(page.headers["Content-Security-Policy"]?.hasSuffix("; frame-src 'self'") == true)
+        #expect(page.headers["Content-Security-Policy"]?.contains("frame-ancestors 'none'") == true)
+
+        let frame = try inbox.respond(.get, "/messages/\(id)/html", headers: Headers([("Host", "mailroom.test:8080")]))
+        #expect(frame.code == 200)
+        let policy = try #require(frame.headers["Content-Security-Policy"])
+        #expect(policy.contains("default-src 'none'"))
+        #expect(policy.contains("img-src http://mailroom.test:8080/messages/\(id)/parts/;"))
+        #expect(policy.contains("form-action 'none'"))
+        #expect(policy.contains("sandbox allow-popups allow-popups-to-escape-sandbox"))
+        #expect(!policy.contains("script-src"))
+        #expect(frame.headers["X-Frame-Options"] == "SAMEORIGIN")
+        #expect(frame.headers.values(for: "Content-Security-Policy").count == 1)
+        #expect(frame.html.hasPrefix("<!DOCTYPE html><meta charset=\"utf-8\"><base target=\"_blank\">"))
+        #expect(frame.html.contains("<img src=\"/messages/\(id)/parts/0\""))
+        #expect(!frame.html.contains("cid:"))
+    }
+
+    @Test func hostileHTMLIsServedOnlyInsideItsSandboxAndARefreshIsDisarmed() throws {
+        let id = try receive("""
+            From: Mallory <m@evil.test>
+            Subject: <script>alert(1)</script>
+            Content-Type: text/html; charset=utf-8
+
+            <meta http-equiv="refresh" content="0;url=http://evil.test/"><script>alert(2)</script><img src=x onerror=alert(3)>
+            """)
+        let page = try inbox.get("/messages/\(id)")
+        #expect(page.html.content(of: "h1") == "&lt;script&gt;alert(1)&lt;/script&gt;")
+        #expect(!page.html.contains("<script"))
+        #expect(!page.html.contains("onerror"))
+        let frame = try inbox.get("/messages/\(id)/html")
+        #expect(!frame.html.lowercased().contains("http-equiv"))
+        #expect(frame.headers["Content-Security-Policy"]?.contains("img-src 'self'") == true)
+    }
+
+    @Test func attachmentsAreListedWithSizesAndDownloadNeverShownInPlace() throws {
+        let id = try receive(try Self.fixture("nested-mixed.eml"))
+        let page = try inbox.get("/messages/\(id)")
+        #expect(page.html.contains("<h2 id=\"attachments-title\">2 Attachments</h2>"))
+        #expect(page.html.contains("<a href=\"/messages/\(id)/parts/0\" id=\"attachment-0\">scan-0001.pdf</a>"))
+        #expect(page.html.contains("application/pdf, 2 KB"))
+        let pdf = try inbox.get("/messages/\(id)/parts/0")
+        #expect(pdf.code == 200)
+        #expect(pdf.contentType == "application/pdf")
+        #expect(pdf.headers["Content-Disposition"] == "attachment; filename=\"scan-0001.pdf\"; filename*=UTF-8''scan-0001.pdf")
+        #expect(pdf.headers["X-Content-Type-Options"] == "nosniff")
+        #expect(pdf.headers["Content-Security-Policy"] == "default-src 'none'; sandbox")
+        #expect(pdf.body.count == 2_000)
+        #expect(try inbox.get("/messages/\(id)/parts/2").code == 404)
+        #expect(try inbox.get("/messages/\(id)/parts/-1").code == 404)
+        #expect(try inbox.get("/messages/\(id)/parts/01").code == 404)
+        #expect(try inbox.post("/messages/\(id)/parts/0", []).code == 405)
+    }
+
+    @Test func anHTMLAttachmentDownloadsAsBytesNotAsAPage() throws {
+        let id = try receive("""
+            From: a@b.test
+            Subject: Page attached
+            MIME-Version: 1.0
+            Content-Type: multipart/mixed; boundary="b"
+
+            --b
+            Content-Type: text/plain
+
+            See attached.
+            --b
+            Content-Type: text/html
+            Content-Disposition: attachment; filename="p\u{00e4}ge \\"1\\".html"
+
+            <script>alert(1)</script>
+            --b--
+            """)
+        let part = try inbox.get("/messages/\(id)/parts/0")
+        #expect(part.contentType == "application/octet-stream")
+        #expect(part.headers["Content-Disposition"] == "attachment; filename=\"p_ge _1_.html\"; filename*=UTF-8''p%C3%A4ge%20%221%22.html")
+    }
+
+    @Test func theHeadersViewShowsTheHeaderBlockAsReceived() throws {
+        let id = try receive(try Self.fixture("subject-koi8-r.eml"))
+        let page = try inbox.get("/messages/\(id)?view=headers")
+        #expect(page.html.contains("<pre class=\"mail-source\" id=\"mail-headers\""))
+        #expect(page.html.contains("Subject: =?KOI8-R?B?"))
+        #expect(!page.html.contains("A subject in KOI8-R."))
+        #expect(page.html.contains("aria-current=\"page\" id=\"view-headers\""))
+    }
+
+    @Test func aPostedMessageHasNoMailAddresses() throws {
+        let id = inbox.id("Posted")
+        #expect(try inbox.get("/messages/\(id)/raw").code == 404)
+        #expect(try inbox.get("/messages/\(id)/html").code == 404)
+        #expect(try inbox.get("/messages/\(id)/parts/0").code == 404)
+        #expect(try inbox.get("/messages/\(id)").html.contains("id=\"edit-message\""))
+    }
+
+    @Test func mailThatGMimeCannotReadIsStillKept() throws {
+        let id = try receive(Array("\u{0}\u{1}garbage without headers".utf8))
+        let page = try inbox.get("/messages/\(id)")
+        #expect(page.code == 200)
+        #expect(try inbox.get("/messages/\(id)/raw").body == Array("\u{0}\u{1}garbage without headers".utf8))
+    }
+
+    @Test func aMailboxsAddressesAreSetOnTheMailboxesPageAndRouteMail() throws {
+        let created = try inbox.post("/mailboxes", [("action", "create"), ("name", "Scans")])
+        #expect(created.code == 303)
+        let saved = try inbox.post("/mailboxes", [("action", "addresses"), ("mailbox", "100"),
+                                                  ("addresses", "Scanner@Office.test, *@scan.test")])
+        #expect(saved.location == "/mailboxes?done=routed")
+        let page = try inbox.get("/mailboxes")
+        #expect(page.html.contains("value=\"*@scan.test, scanner@office.test\""))
+        _ = try receive(Array("Subject: Routed\r\n\r\nx\r\n".utf8), to: ["a@scan.test", "other@example.test"])
+        #expect(inbox.subjects(in: MailboxID(rawValue: 100)) == ["Routed"])
+        #expect(!inbox.subjects.contains("Routed"))
+
+        let refused = try inbox.post("/mailboxes", [("action", "addresses"), ("mailbox", "100"), ("addresses", "ok@x.test, not an address")])
+        #expect(refused.code == 422)
+        #expect(refused.html.contains("value=\"ok@x.test, not an address\""))
+        #expect(refused.html.contains("“not” is not an address"))
+        #expect(try inbox.get("/mailboxes").html.contains("value=\"*@scan.test, scanner@office.test\""))
+        #expect(try inbox.post("/mailboxes", [("action", "addresses"), ("mailbox", "trash"), ("addresses", "a@b.test")]).code == 404)
+    }
+}
+
+private extension String {
+    var htmlEscaped: String {
+        replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+}
