@@ -24,7 +24,7 @@ def main():
     viewports = list(viewing.VIEWPORTS)
     if "--narrow" in sys.argv:
         viewports += [viewing.Viewport(f"narrow-{s}", 320, 640, s == "dark") for s in ("light", "dark")]
-    server = mailroom_server.start(page_size=gallery.PAGE_SIZE)
+    server = mailroom_server.start(page_size=gallery.PAGE_SIZE, smtp=True)
     locked = mailroom_server.start(password="correct horse")
     # Phones draw scrollbars over the page only while scrolling: none in a still picture.
     driver = make_driver(javascript=False, flags=["--hide-scrollbars"])

@@ -1,17 +1,20 @@
 """Every state of every page, made through real form posts, for the accessibility, markup and
 screenshot checks.
 
-`seed(server)` fills a fresh server (started with `PAGE_SIZE` rows a page, so the Inbox has two) with a small, realistic set of messages and mailboxes by
+`seed(server)` fills a fresh server (started with `PAGE_SIZE` rows a page, so the Inbox has two) with a small, realistic set of messages and mailboxes (and, when it takes mail, one mail sent over SMTP) by
 submitting the pages' own forms (each carries its `csrf` token), and returns the states in order:
 name, path and the status the page answers with. A state whose page is the answer to a post
 (a refused form) names the form to submit instead of a path.
 """
+import base64
 import http.cookiejar
 import re
+import smtplib
 import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
+from email.message import EmailMessage
 from html.parser import HTMLParser
 
 
@@ -168,9 +171,38 @@ def message_ids(client, box="inbox"):
 PAGE_SIZE = 10
 
 
+# A mail as a scanner and a newsletter send them: text and HTML with an inline image, and a PDF.
+PIXEL = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkaPhfDwAEnQH+4o0cCQAAAABJRU5ErkJggg==")
+
+
+def rich_mail():
+    message = EmailMessage()
+    message["From"] = "Office Scanner <scanner@office.test>"
+    message["To"] = "Front Desk <desk@office.test>"
+    message["Cc"] = "facilities@office.test"
+    message["Subject"] = "Scanned: floor plan for the move"
+    message["Date"] = "Tue, 01 Dec 2026 09:30:00 +0000"
+    message["Message-ID"] = "<gallery-scan@office.test>"
+    message.set_content("The floor plan is attached as a PDF.\n\nPages: 2\nResolution: 300 dpi\n")
+    message.add_alternative(
+        '<p>The floor plan is attached as a PDF.</p><p><img src="cid:logo@office.test" alt="Office logo"></p>',
+        subtype="html")
+    message.get_payload()[1].add_related(PIXEL, "image", "png", cid="<logo@office.test>", filename="logo.png")
+    message.add_attachment(b"%PDF-1.4\n% floor plan\n" * 40, maintype="application", subtype="pdf",
+                           filename="floor-plan.pdf")
+    return message
+
+
 def seed(server):
     """Fills a fresh server and returns its states (see the module's summary)."""
     client = Client(server)
+    mail = None
+    if server.smtp_port:
+        with smtplib.SMTP("127.0.0.1", server.smtp_port) as smtp:
+            reply = smtp.send_message(rich_mail(), "scanner@office.test", ["desk@office.test"])
+            assert reply == {}, reply
+        mail = message_ids(client)[0]
     for index in range(6):
         add_message(client, "Facilities", f"Reminder {index + 1}: fire drill on the {index + 3}rd floor", "")
     for author, subject, body, _, _ in MESSAGES:
@@ -241,7 +273,13 @@ def seed(server):
         State("confirm-delete-mailbox", f"/mailboxes/{projects}/delete"),
         State("error-404", "/no-such-page", status=404),
         State("signin", "/signin", signin=True),
-    ]
+    ] + ([] if mail is None else [
+        State("mail", f"/messages/{mail}?keep=unread"),
+        State("mail-html", f"/messages/{mail}?keep=unread&view=html"),
+        State("mail-headers", f"/messages/{mail}?keep=unread&view=headers"),
+        State("mailboxes-address-error", "/mailboxes", status=422, form="route-inbox",
+              typed={"addresses": "desk@office.test, not-an-address"}),
+    ])
 
 
 def fetch(client, state):

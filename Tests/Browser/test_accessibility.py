@@ -34,7 +34,7 @@ axe.run(document, {runOnly: {type: "tag", values: arguments[0]}, resultTypes: ["
 @pytest.fixture(scope="module")
 def servers():
     """One server seeded with every state, and one with a password for the sign-in page."""
-    server = mailroom_server.start(page_size=gallery.PAGE_SIZE)
+    server = mailroom_server.start(page_size=gallery.PAGE_SIZE, smtp=True)
     locked = mailroom_server.start(password="correct horse")
     try:
         states = gallery.seed(server)
@@ -49,7 +49,7 @@ STATE_NAMES = [
     "inbox-search", "inbox-search-active", "inbox-no-results", "inbox-search-problem", "inbox-undo", "inbox-active-undo",
     "inbox-form-error", "archive-empty", "trash", "trash-active", "message", "message-form-error",
     "mailboxes", "mailboxes-form-error", "confirm-empty-trash", "confirm-delete-mailbox", "error-404",
-    "signin",
+    "signin", "mail", "mail-html", "mail-headers", "mailboxes-address-error",
 ]
 
 
@@ -181,7 +181,7 @@ def test_keyboard_focus_on_a_checkbox_is_visible(phone, servers):
 
 TARGETS = ("#messages a, #messages button, #messages input[type=checkbox], #messages select, "
            "#toolbar a, #toolbar button, #toolbar select, .bar a, .bar button, #notice button, "
-           "#mailboxes a, .trash-actions a, .compose summary")
+           "#mailboxes a, .trash-actions a, .compose summary, .mail-views a")
 
 
 # Every control's box, measured as the page lays it out (hidden ones have no box).
@@ -197,7 +197,7 @@ return [...document.querySelectorAll(arguments[0])]
 
 
 @pytest.mark.parametrize("name", ["inbox", "inbox-transient", "inbox-active", "inbox-active-undo",
-                                  "trash", "trash-active", "message", "archive-empty"])
+                                  "trash", "trash-active", "message", "archive-empty", "mail", "mail-html"])
 def test_touch_targets_are_at_least_44_by_44_on_a_phone(phone, servers, name):
     server, _, states = servers
     viewing.show(phone, server, states[name])
@@ -208,7 +208,8 @@ def test_touch_targets_are_at_least_44_by_44_on_a_phone(phone, servers, name):
     assert not small, "\n".join(small)
 
 
-@pytest.mark.parametrize("name", ["inbox-form-error", "message-form-error", "mailboxes-form-error"])
+@pytest.mark.parametrize("name", ["inbox-form-error", "message-form-error", "mailboxes-form-error",
+                                  "mailboxes-address-error"])
 def test_a_refused_form_brings_its_problem_on_screen_and_focuses_the_field(phone, servers, name):
     server, _, states = servers
     viewing.show(phone, server, states[name])

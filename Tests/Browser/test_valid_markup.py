@@ -20,7 +20,7 @@ STYLESHEET = mailroom_server.ROOT / "Public" / "style.css"
 def checked(tmp_path_factory):
     """The checker's messages for every page and the stylesheet, by file name."""
     folder = tmp_path_factory.mktemp("pages")
-    server = mailroom_server.start(page_size=gallery.PAGE_SIZE)
+    server = mailroom_server.start(page_size=gallery.PAGE_SIZE, smtp=True)
     locked = mailroom_server.start(password="correct horse")
     try:
         states = gallery.seed(server)
