@@ -31,9 +31,14 @@ struct DataReader {
     let maxBytes: Int
     let maxLineBytes: Int
 
-    init(maxBytes: Int, maxLineBytes: Int) {
+    /// `expectedBytes` is the size the client announced (SIZE): room for that much is made at
+    /// once, so a large message is not copied each time its buffer grows.
+    init(maxBytes: Int, maxLineBytes: Int, expectedBytes: Int? = nil) {
         self.maxBytes = maxBytes
         self.maxLineBytes = maxLineBytes
+        if let expectedBytes, expectedBytes > 0, expectedBytes <= maxBytes {
+            text.reserveCapacity(expectedBytes)
+        }
     }
 
     /// Reads from `bytes` until the end of the text or of `bytes`: how many bytes it took, and

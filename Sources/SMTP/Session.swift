@@ -121,6 +121,9 @@ public struct Session {
         case .closed, .waitingForStore:
             return .needMore
         case .text(var reader):
+            // The reader leaves `phase` while it reads, so its text has one owner and grows in
+            // place; otherwise each chunk would copy all the text received so far.
+            phase = .waitingForStore
             let (consumed, outcome) = input.withUnsafeBufferPointer { all in
                 reader.read(UnsafeBufferPointer(rebasing: all[position...]))
             }
@@ -231,7 +234,8 @@ public struct Session {
         case .data:
             guard let transaction else { return .reply(.badSequence("Say MAIL FROM first.")) }
             guard !transaction.recipients.isEmpty else { return .reply(Reply(554, "5.5.1", "No recipient has been accepted.")) }
-            phase = .text(DataReader(maxBytes: options.limits.maxMessageBytes, maxLineBytes: options.limits.maxTextLineBytes))
+            phase = .text(DataReader(maxBytes: options.limits.maxMessageBytes, maxLineBytes: options.limits.maxTextLineBytes,
+                                     expectedBytes: transaction.parameters.size))
             return .reply(Reply(354, nil, "End the message with a line holding only a dot (<CR><LF>.<CR><LF>)."))
         case .reset:
             transaction = nil
