@@ -22,9 +22,18 @@ final class MailConnection {
     private var wasAdmitted = false
     /// Ends the session when it has lasted too long in all.
     private var sessionDeadline: OpaquePointer?
+    /// Over TLS, while the last reply leaves: watches the socket's output, and closes the
+    /// connection (on the next turn of the loop) once it is empty.
+    private var drainWatch: OpaquePointer?
+    private var closer: OpaquePointer?
 
     /// Unread bytes held while a message is being stored; past this, reading pauses.
     private static let maxHeldBytes = 1 << 20
+    /// Replies not yet sent; past this, reading pauses until the client has taken them, so a
+    /// client that pipelines commands and reads none of the replies cannot fill the memory.
+    private static let maxUnsentBytes = 1 << 20
+    /// Reading is paused until the replies already written have been sent.
+    private var waitsForClientToRead = false
 
     init?(loop: EventLoop, shared: MailShared, socket: Int32, peer: String, serial: UInt64) {
         guard let bufferevent = bufferevent_socket_new(loop.base, socket, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
@@ -65,8 +74,9 @@ final class MailConnection {
             guard let context else { return }
             Unmanaged<MailConnection>.fromOpaque(context).takeUnretainedValue().event(events)
         }, context)
+        // A client that takes none of its replies for as long as it may stay silent is idle too.
         var idle = timeval(tv_sec: shared.service.configuration.idleSeconds, tv_usec: 0)
-        bufferevent_set_timeouts(bufferevent, &idle, nil)
+        bufferevent_set_timeouts(bufferevent, &idle, &idle)
     }
 
     /// During shutdown: a session storing a message finishes it; any other is told 421 and closed.
@@ -85,6 +95,15 @@ final class MailConnection {
             event_free(sessionDeadline)
         }
         sessionDeadline = nil
+        if let drainWatch, let underlying = bufferevent_get_underlying(bufferevent) {
+            evbuffer_remove_cb_entry(bufferevent_get_output(underlying), drainWatch)
+        }
+        drainWatch = nil
+        if let closer {
+            event_del(closer)
+            event_free(closer)
+        }
+        closer = nil
         bufferevent_setcb(bufferevent, nil, nil, nil, nil)
         bufferevent_free(bufferevent)
         loop.closed(self)
@@ -98,6 +117,12 @@ final class MailConnection {
         // never held twice in full.
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while !isClosed && !startsTLS && !closesAfterWrite {
+            if evbuffer_get_length(bufferevent_get_output(bufferevent)) > Self.maxUnsentBytes {
+                // `written` reads on once the replies are sent.
+                waitsForClientToRead = true
+                bufferevent_disable(bufferevent, Int16(EV_READ))
+                break
+            }
             let count = chunk.withUnsafeMutableBytes { evbuffer_remove(source, $0.baseAddress, $0.count) }
             guard count > 0 else { break }
             session.receive(chunk[0..<Int(count)])
@@ -111,13 +136,22 @@ final class MailConnection {
 
     private func written() {
         if closesAfterWrite {
-            close()
+            closeOnceSent()
         } else if startsTLS {
             beginTLS()
+        } else if waitsForClientToRead {
+            waitsForClientToRead = false
+            bufferevent_enable(bufferevent, Int16(EV_READ))
+            readable()
         }
     }
 
     private func event(_ events: Int16) {
+        if events & Int16(BEV_EVENT_TIMEOUT) != 0 && events & Int16(BEV_EVENT_WRITING) != 0 {
+            // The client took no reply for the idle time: it would not take a 421 either.
+            close()
+            return
+        }
         if events & Int16(BEV_EVENT_TIMEOUT) != 0 && !isStoring {
             finish(with: Session.timedOut)
             return
@@ -128,7 +162,47 @@ final class MailConnection {
 
     private func timedOut() {
         guard !isStoring else { return }
+        // A client that does not take the last reply does not keep the connection.
+        if closesAfterWrite {
+            close()
+            return
+        }
         finish(with: Session.timedOut)
+    }
+
+    /// Closes once the last reply has left. A TLS filter's write callback comes when its bytes
+    /// are encrypted into the socket's own bufferevent, not when they are sent: freeing the two
+    /// then would drop the reply (the 221 to QUIT, a 421), so the close waits for that
+    /// bufferevent's output to drain too.
+    private func closeOnceSent() {
+        guard let underlying = bufferevent_get_underlying(bufferevent),
+              evbuffer_get_length(bufferevent_get_output(underlying)) > 0
+        else {
+            close()
+            return
+        }
+        guard drainWatch == nil else { return }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        guard let closer = event_new(loop.base, -1, 0, { _, _, context in
+            guard let context else { return }
+            Unmanaged<MailConnection>.fromOpaque(context).takeUnretainedValue().close()
+        }, context) else {
+            close()
+            return
+        }
+        self.closer = closer
+        // This runs inside the socket's write callback, so it must not free the bufferevent
+        // there: it makes the closer event run on the next turn of the loop instead.
+        drainWatch = evbuffer_add_cb(bufferevent_get_output(underlying), { buffer, _, context in
+            guard let buffer, let context, evbuffer_get_length(buffer) == 0 else { return }
+            Unmanaged<MailConnection>.fromOpaque(context).takeUnretainedValue().closeSoon()
+        }, context)
+        if drainWatch == nil { close() }
+    }
+
+    private func closeSoon() {
+        guard let closer, !isClosed else { return }
+        event_active(closer, Int32(EV_TIMEOUT), 0)
     }
 
     // MARK: The conversation
@@ -213,6 +287,9 @@ final class MailConnection {
             return
         }
         bufferevent = filtered
+        // The filter moves encrypted replies into the socket's bufferevent only while that holds
+        // less than this, so the replies waiting are counted in the filter's own output.
+        bufferevent_setwatermark(plain, Int16(EV_WRITE), 0, Self.maxUnsentBytes)
         listen(on: filtered)
         bufferevent_enable(filtered, Int16(EV_READ | EV_WRITE))
     }
