@@ -27,6 +27,9 @@ final class MailConnection {
     private var drainWatch: OpaquePointer?
     private var closer: OpaquePointer?
 
+    /// Where bytes are copied out of libevent's buffer, one piece at a time.
+    private var chunk = [UInt8](repeating: 0, count: 65_536)
+
     /// Unread bytes held while a message is being stored; past this, reading pauses.
     private static let maxHeldBytes = 1 << 20
     /// Replies not yet sent; past this, reading pauses until the client has taken them, so a
@@ -115,7 +118,6 @@ final class MailConnection {
         let source = bufferevent_get_input(bufferevent)
         // Pieces of at most 64 KiB: the session takes them as they come, so a large message is
         // never held twice in full.
-        var chunk = [UInt8](repeating: 0, count: 65_536)
         while !isClosed && !startsTLS && !closesAfterWrite {
             if evbuffer_get_length(bufferevent_get_output(bufferevent)) > Self.maxUnsentBytes {
                 // `written` reads on once the replies are sent.

@@ -13,7 +13,13 @@ extension MailroomApp {
         let details = try mailDetails(id)
         guard let html = details.html else { throw HTTPError(.notFound, "Message \(id) has no HTML part.") }
         let parts = Paths.mailParts(id)
-        let images = request.headers["Host"].map { "http://\($0)\(parts)" } ?? "'self'"
+        // The Host was checked against the allowed names; only a plain host[:port] goes into the policy.
+        let host = request.headers["Host"].flatMap { host in
+            host.utf8.allSatisfy { $0 < 128 && (Character(UnicodeScalar($0)).isLetter || Character(UnicodeScalar($0)).isNumber
+                || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "-")
+                || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]")) } && !host.isEmpty ? host : nil
+        }
+        let images = host.map { "http://\($0)\(parts)" } ?? "'self'"
         var response = Response(html: Array(MailHTML.framed(html, id: id, attachments: details.attachments).utf8))
         response.headers.add("Content-Security-Policy", MailHTML.policy(images: images))
         response.headers.add("X-Frame-Options", "SAMEORIGIN")

@@ -84,6 +84,14 @@ import Testing
         #expect(!frame.html.contains("cid:"))
     }
 
+    @Test func aHostHeaderThatIsNotAPlainNameNeverReachesThePolicy() throws {
+        let id = try receive(try Self.fixture("inline-cid.eml"))
+        let frame = try inbox.respond(.get, "/messages/\(id)/html", headers: Headers([("Host", "x.test; script-src *")]))
+        let policy = try #require(frame.headers["Content-Security-Policy"])
+        #expect(policy.contains("img-src 'self';"))
+        #expect(!policy.contains("script-src"))
+    }
+
     @Test func hostileHTMLIsServedOnlyInsideItsSandboxAndARefreshIsDisarmed() throws {
         let id = try receive("""
             From: Mallory <m@evil.test>
