@@ -3,10 +3,17 @@
 public enum FuzzTargets {
     public static func run(_ bytes: [UInt8]) {
         guard let mail = MailParser.parse(bytes) else { return }
-        for attachment in mail.attachments {
+        for (index, attachment) in mail.attachments.enumerated() {
             precondition(attachment.size >= 0, "an attachment of \(attachment.size) bytes")
             precondition(!attachment.type.isEmpty, "an attachment without a type")
+            // What downloads is what was measured (a forwarded message is measured with its part's headers).
+            let content = MailParser.attachment(index, of: bytes)
+            precondition(content != nil, "attachment \(index) is listed but cannot be read")
+            if attachment.type != "message/rfc822" {
+                precondition(content?.count == attachment.size, "attachment \(index) measured \(attachment.size), read \(content?.count ?? -1)")
+            }
         }
+        precondition(MailParser.attachment(mail.attachments.count, of: bytes) == nil, "an attachment past the last")
         if let html = mail.html, mail.text.isEmpty == false, html.contains("<script") {
             precondition(!HTMLText.text(of: html).contains("<script"), "a script tag survived into the text")
         }
