@@ -92,17 +92,18 @@ extension Transaction {
         let subject = mail.subject.isEmpty ? "(no subject)" : mail.subject
         var ids: [MessageID] = []
         for box in targets {
-            let message = try add(subject: subject, body: mail.text, author: mail.sender, to: box, at: time)
-            try run("""
-                INSERT INTO mail (id, raw, envelope_from, envelope_to, from_header, to_header, cc_header, sent_at,
-                                  message_id, html, size, peer)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [
-                    .integer(message.id.rawValue), .integer(raw), .text(mail.envelopeFrom),
-                    .text(mail.envelopeTo.joined(separator: "\n")), .text(mail.fromHeader), .text(mail.toHeader),
-                    .text(mail.ccHeader), .optional(mail.sentAt), mail.messageID.map { .text($0) } ?? .null,
-                    mail.html.map { .text($0) } ?? .null, .integer(mail.raw.count), .text(mail.peer),
-                ])
+            let message = try add(subject: subject, body: mail.text, author: mail.sender, to: box, at: time) { id throws(StoreError) in
+                try run("""
+                    INSERT INTO mail (id, raw, envelope_from, envelope_to, from_header, to_header, cc_header, sent_at,
+                                      message_id, html, size, peer)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, [
+                        .integer(id.rawValue), .integer(raw), .text(mail.envelopeFrom),
+                        .text(mail.envelopeTo.joined(separator: "\n")), .text(mail.fromHeader), .text(mail.toHeader),
+                        .text(mail.ccHeader), .optional(mail.sentAt), mail.messageID.map { .text($0) } ?? .null,
+                        mail.html.map { .text($0) } ?? .null, .integer(mail.raw.count), .text(mail.peer),
+                    ])
+            }
             ids.append(message.id)
         }
         return ids

@@ -273,8 +273,48 @@ enum Schema {
                 DELETE FROM addresses WHERE mailbox = OLD.id;
             END;
             INSERT OR IGNORE INTO counters (name, value) VALUES ('next_raw_id', 1);
+
+            -- The index's recipients are a mailed message's To, Cc and envelope recipients (a
+            -- posted message has none), so to: finds mail. The mail row is written before the
+            -- body, and goes after it.
+            DROP TRIGGER index_body;
+            DROP TRIGGER unindex_body;
+            DROP TRIGGER reindex_body;
+            DROP TRIGGER reindexed_body;
+            DROP TRIGGER reindex_words;
+            DROP TRIGGER reindexed_words;
+            CREATE TRIGGER index_body AFTER INSERT ON bodies BEGIN
+                INSERT INTO search (rowid, subject, author, recipients, body)
+                    SELECT id, subject, author, \(recipients("NEW")), NEW.body FROM headers WHERE id = NEW.id;
+            END;
+            CREATE TRIGGER unindex_body BEFORE DELETE ON bodies BEGIN
+                INSERT INTO search (search, rowid, subject, author, recipients, body)
+                    SELECT 'delete', id, subject, author, \(recipients("OLD")), OLD.body FROM headers WHERE id = OLD.id;
+            END;
+            CREATE TRIGGER reindex_body BEFORE UPDATE OF body ON bodies BEGIN
+                INSERT INTO search (search, rowid, subject, author, recipients, body)
+                    SELECT 'delete', id, subject, author, \(recipients("OLD")), OLD.body FROM headers WHERE id = OLD.id;
+            END;
+            CREATE TRIGGER reindexed_body AFTER UPDATE OF body ON bodies BEGIN
+                INSERT INTO search (rowid, subject, author, recipients, body)
+                    SELECT id, subject, author, \(recipients("NEW")), NEW.body FROM headers WHERE id = NEW.id;
+            END;
+            CREATE TRIGGER reindex_words BEFORE UPDATE OF subject, author ON headers BEGIN
+                INSERT INTO search (search, rowid, subject, author, recipients, body)
+                    SELECT 'delete', OLD.id, OLD.subject, OLD.author, \(recipients("OLD")), body FROM bodies WHERE id = OLD.id;
+            END;
+            CREATE TRIGGER reindexed_words AFTER UPDATE OF subject, author ON headers BEGIN
+                INSERT INTO search (rowid, subject, author, recipients, body)
+                    SELECT NEW.id, NEW.subject, NEW.author, \(recipients("NEW")), body FROM bodies WHERE id = NEW.id;
+            END;
             """),
     ]
+
+    /// A mailed message's recipients as the search index holds them; empty for a posted one.
+    private static func recipients(_ row: String) -> String {
+        "coalesce((SELECT x.to_header || ' ' || x.cc_header || ' ' || replace(x.envelope_to, char(10), ' ') "
+            + "FROM mail x WHERE x.id = \(row).id), '')"
+    }
 
     static var currentVersion: Int32 { migrations.last?.version ?? 0 }
 

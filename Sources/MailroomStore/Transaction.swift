@@ -45,12 +45,16 @@ public final class Transaction: Reader {
     }
 
     /// Puts a new, unread message on top of `box` as it is, unchecked (mail that arrived).
-    func add(subject: String, body: String, author: String, to box: MailboxID, at time: Int64) throws(StoreError) -> Message {
+    /// `beforeBody` runs once the message's id exists, before its body is indexed.
+    func add(
+        subject: String, body: String, author: String, to box: MailboxID, at time: Int64,
+        beforeBody: (MessageID) throws(StoreError) -> Void
+    ) throws(StoreError) -> Message {
         try requireMailbox(box)
         let id = try takeCounter(Counter.nextMessageID)
         let rank = try topRank(of: box).map { $0 + Rank.gap } ?? Rank.gap
         let message = Message(id: MessageID(id), subject: subject, body: body, author: author, createdAt: time)
-        try insert(message, into: box, rank: rank, origin: nil)
+        try insert(message, into: box, rank: rank, origin: nil, beforeBody: beforeBody)
         return message
     }
 
@@ -354,6 +358,13 @@ public final class Transaction: Reader {
 
     /// Adds one message as it is, with its id, at `rank` (bulk loading).
     public func insert(_ message: Message, into box: MailboxID, rank: Int64, origin: (MailboxID, Int64)?) throws(StoreError) {
+        try insert(message, into: box, rank: rank, origin: origin) { _ throws(StoreError) in }
+    }
+
+    func insert(
+        _ message: Message, into box: MailboxID, rank: Int64, origin: (MailboxID, Int64)?,
+        beforeBody: (MessageID) throws(StoreError) -> Void
+    ) throws(StoreError) {
         try run("""
             INSERT INTO messages (id, mailbox, rank, entered, created_at, unread, flagged, origin_mailbox, origin_rank, trashed_in)
             VALUES (?, ?, ?, ?, ?, 1, 0, ?, ?, ?)
@@ -366,6 +377,7 @@ public final class Transaction: Reader {
         try run("INSERT INTO headers (id, subject, author, preview) VALUES (?, ?, ?, ?)", [
             .integer(message.id.rawValue), .text(message.subject), .text(message.author), .text(Rank.preview(of: message.body)),
         ])
+        try beforeBody(message.id)
         try run("INSERT INTO bodies (id, body) VALUES (?, ?)", [.integer(message.id.rawValue), .text(message.body)])
         try run("UPDATE counters SET value = max(value, ?) WHERE name = ?", [.integer(message.id.rawValue + 1), .text(Counter.nextMessageID)])
     }

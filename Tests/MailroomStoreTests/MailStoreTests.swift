@@ -66,6 +66,30 @@ import Testing
         }
     }
 
+    @Test func toFindsMailByItsRecipientsAndForgetsThemWithTheMessage() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            var incoming = mail("For the desk")
+            incoming.toHeader = "Front Desk <frontdesk@office.test>"
+            incoming.envelopeTo = ["backoffice@office.test"]
+            let ids = try store.write { try $0.addMail(incoming, to: [.inbox], at: 1_000) }
+            try store.write { try $0.add(Draft(subject: "Posted about the frontdesk"), to: .inbox, at: 2_000) }
+            for text in ["to:frontdesk", "to:backoffice"] {
+                let query = try SearchQuery(text)
+                let found = try store.read { reader throws(StoreError) in try reader.search(query, in: .inbox, from: .top, limit: 10) }
+                #expect(found.rows.map(\.id) == ids, "\(text)")
+            }
+            let indexed = "SELECT rowid FROM search WHERE search MATCH 'recipients:frontdesk'"
+            #expect(try store.read { reader throws(StoreError) in try reader.integers(indexed, []) } == [ids[0].rawValue])
+            try store.write { try $0.move(ids, from: .inbox, to: .trash) }
+            try store.write { _ = try $0.emptyTrash() }
+            // A contentless index forgets a row only when told its very words: none may be left.
+            #expect(try store.read { reader throws(StoreError) in try reader.integers(indexed, []) } == [])
+            #expect(try store.integrityCheck() == "ok")
+        }
+    }
+
     @Test func aLargeMessageIsKeptByteForByte() throws {
         try withTemporaryPath { path in
             let store = try Store(path: path)

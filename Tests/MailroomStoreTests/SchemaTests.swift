@@ -89,7 +89,7 @@ import Testing
                 try database.setUserVersion(99)
             }
             let before = contents(of: path)
-            #expect(throws: StoreError.newerSchema(path: path, found: 99, known: 4)) {
+            #expect(throws: StoreError.newerSchema(path: path, found: 99, known: Schema.currentVersion)) {
                 _ = try Store(path: path)
             }
             #expect(contents(of: path) == before)
