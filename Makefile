@@ -53,13 +53,16 @@ screenshots: test-deps
 # SQLite's own commit rate, as one table (BENCH_ROUNDS=3 rounds of BENCH_SECONDS=3, ~4 minutes),
 # then scripts/bench-scale: 1,000,000 messages beside 1,000 (pages, deep pages, search, a
 # 100,000-message delete and its Undo, posts, memory). The million is seeded once into
-# .build/bench-cache (about 10 minutes) and used in place by later runs (what a run changes, it puts back).
+# .build/bench-cache (about 10 minutes) and used in place by later runs (what a run changes, it puts back),
+# then scripts/bench-smtp: SMTP ingest with smtp-source beside Postfix's own queue (an instance of its
+# own in the bench's folder, not /etc/postfix) and smtp-sink, a 25 MiB message, the Inbox page during ingest.
 bench: bench-deps
 	$(SWIFT) build -c release --product mailroom-bench
 	./.build/release/mailroom-bench
 	$(SWIFT) build -c release --product mailroom
 	./scripts/bench-http
 	./scripts/bench-scale
+	./scripts/bench-smtp
 
 # libFuzzer on the HTTP request parsers, then on SMTP sessions, then on the MIME wrapper: `make fuzz RUNS=-1` runs each until
 # stopped; crashes land in Fuzz/crashes.
