@@ -76,13 +76,22 @@ public struct MailDetails: Equatable, Sendable {
 }
 
 extension Transaction {
+    /// Up to this size a message's bytes are bound like any value (SQLite copies them once);
+    /// larger ones are written into a blob of their size, which costs a blob handle.
+    static let copiedRawBytes = 256 * 1_024
+
     /// Stores `mail` once, with one copy on top of each of `boxes` (at least the Inbox); the ids
     /// of the copies, in the order of `boxes`.
     public func addMail(_ mail: IncomingMail, to boxes: [MailboxID], at time: Int64) throws(StoreError) -> [MessageID] {
         let targets = boxes.isEmpty ? [MailboxID.inbox] : boxes
         let raw = try takeCounter("next_raw_id")
-        try run("INSERT INTO raw_mail (id, bytes) VALUES (?, zeroblob(?))", [.integer(raw), .integer(mail.raw.count)])
-        try database.writeBlob(table: "raw_mail", column: "bytes", row: raw, mail.raw)
+        if mail.raw.count <= Self.copiedRawBytes {
+            try run("INSERT INTO raw_mail (id, bytes) VALUES (?, ?)", [.integer(raw), .blob(mail.raw)])
+        } else {
+            // Written in place, piece by piece: SQLite makes no copy of a large message.
+            try run("INSERT INTO raw_mail (id, bytes) VALUES (?, zeroblob(?))", [.integer(raw), .integer(mail.raw.count)])
+            try database.writeBlob(table: "raw_mail", column: "bytes", row: raw, mail.raw)
+        }
         for attachment in mail.attachments {
             try run("INSERT INTO attachments (raw, part, name, type, size, content_id) VALUES (?, ?, ?, ?, ?, ?)", [
                 .integer(raw), .integer(attachment.part), attachment.name.map { .text($0) } ?? .null,
