@@ -30,6 +30,11 @@ static inline GMimeStream *mailroom_stream_over(const unsigned char *bytes, size
     return stream;
 }
 
+// What was written to a null stream (a write's return value counts what was read instead).
+static inline size_t mailroom_null_written(GMimeStream *stream) {
+    return GMIME_STREAM_NULL(stream)->written;
+}
+
 static inline GByteArray *mailroom_stream_bytes(GMimeStream *stream) {
     return g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(stream));
 }

@@ -175,8 +175,10 @@ private struct Walk {
         let sink = g_mime_stream_null_new()
         defer { mailroom_unref(sink) }
         if mailroom_is_part(object) != 0, let content = g_mime_part_get_content(mailroom_as_part(object)) {
-            return max(Int(g_mime_data_wrapper_write_to_stream(content, sink)), 0)
+            _ = g_mime_data_wrapper_write_to_stream(content, sink)
+        } else {
+            _ = g_mime_object_write_to_stream(object, nil, sink)
         }
-        return max(Int(g_mime_object_write_to_stream(object, nil, sink)), 0)
+        return Int(mailroom_null_written(sink))
     }
 }

@@ -8,6 +8,22 @@ import Testing
     static let folder = "/" + String(#filePath).split(separator: "/").dropLast(2).joined(separator: "/") + "/Fixtures/mime/"
 
     private func mail(_ name: String) throws -> ParsedMail {
+        try #require(MailParser.parse(try Self.bytes(of: name)))
+    }
+
+    /// The corpus's file names.
+    static func files() throws -> [String] {
+        guard let directory = opendir(folder) else { throw CorpusError.missing }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".eml") { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    static func bytes(of name: String) throws -> [UInt8] {
         let path = Self.folder + name
         guard let file = fopen(path, "rb") else {
             Issue.record("the fixture \(path) is missing")
@@ -21,10 +37,10 @@ import Testing
             if read <= 0 { break }
             bytes += chunk[..<read]
         }
-        return try #require(MailParser.parse(bytes))
+        return bytes
     }
 
-    private enum CorpusError: Error { case missing }
+    enum CorpusError: Error { case missing }
 
     private func trimmed(_ text: String) -> String {
         String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())

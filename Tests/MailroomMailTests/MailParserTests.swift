@@ -159,4 +159,23 @@ import Testing
         let deep = (0..<200).map { "Content-Type: multipart/mixed; boundary=\"b\($0)\"\r\n\r\n--b\($0)\r\n" }.joined()
         _ = MailParser.parse(Array(("From: a@b.test\r\n" + deep).utf8))
     }
+
+    /// Found by `make fuzz`: with a transfer encoding GMime does not know, the size listed was
+    /// what was read, not what a download gives.
+    @Test func anAttachmentsListedSizeIsWhatItsDownloadHolds() throws {
+        let raw = Array(("From: scanner@office.test\r\nSubject: Scan\r\nMIME-Version: 1.0\r\n"
+            + "Content-Type: multipart/mixed; boundary=\"scan\"\r\n\r\n--scan\r\nContent-Type: text/plain\r\n\r\n"
+            + "Scanned on floor 2.\r\n--scan\r\nContent-Type: application/pdf; name=\"scan.pdf\"\r\n"
+            + "Content-Transfer-Encoding: base64\r]\r\nJVBERi0xLjQK\r\n--scan--\r\n").utf8)
+        let mail = try #require(MailParser.parse(raw))
+        let attachment = try #require(mail.attachments.first)
+        #expect(MailParser.attachment(0, of: raw)?.count == attachment.size)
+        for file in try CorpusTests.files() {
+            let bytes = try CorpusTests.bytes(of: file)
+            guard let parsed = MailParser.parse(bytes) else { continue }
+            for (index, listed) in parsed.attachments.enumerated() where listed.type != "message/rfc822" {
+                #expect(MailParser.attachment(index, of: bytes)?.count == listed.size, "\(file) attachment \(index)")
+            }
+        }
+    }
 }
