@@ -30,6 +30,9 @@ final class MailConnection {
     /// Where bytes are copied out of libevent's buffer, one piece at a time.
     private var chunk = [UInt8](repeating: 0, count: 65_536)
 
+    /// Replies of this turn, not yet handed to the socket.
+    private var unsent: [UInt8] = []
+
     /// Unread bytes held while a message is being stored; past this, reading pauses.
     private static let maxHeldBytes = 1 << 20
     /// Replies not yet sent; past this, reading pauses until the client has taken them, so a
@@ -63,6 +66,7 @@ final class MailConnection {
         }
         wasAdmitted = true
         send(session.greeting)
+        flush()
     }
 
     private func listen(on bufferevent: OpaquePointer) {
@@ -211,6 +215,7 @@ final class MailConnection {
 
     /// Does what the session says until it needs more bytes or waits on something.
     private func converse() {
+        defer { flush() }
         while !isClosed && !isStoring && !startsTLS && !closesAfterWrite {
             switch session.next() {
             case .needMore:
@@ -225,6 +230,7 @@ final class MailConnection {
                     return
                 }
                 send(reply)
+                flush(queued: true)
                 startsTLS = true
                 bufferevent_disable(bufferevent, Int16(EV_READ))
             case .deliver(let message):
@@ -258,14 +264,36 @@ final class MailConnection {
         readable()
     }
 
+    /// Adds a reply to those going out at the end of this turn (see `flush`).
     private func send(_ reply: Reply) {
-        let bytes = reply.bytes
-        bytes.withUnsafeBytes { _ = bufferevent_write(bufferevent, $0.baseAddress, $0.count) }
+        unsent += reply.bytes
+    }
+
+    /// Sends the replies of this turn, all pipelined replies in one write. On a plain socket with
+    /// nothing queued ahead they go straight to the socket, which takes them whole as a rule:
+    /// no copy into libevent's buffer and no extra turn of the loop. `queued` sends them through
+    /// the buffer, so the write callback tells when they are out (before a close or STARTTLS).
+    private func flush(queued: Bool = false) {
+        guard !unsent.isEmpty, !isClosed else { return }
+        defer { unsent.removeAll(keepingCapacity: true) }
+        var sent = 0
+        if !queued, bufferevent_get_underlying(bufferevent) == nil,
+           evbuffer_get_length(bufferevent_get_output(bufferevent)) == 0 {
+            let socket = bufferevent_getfd(bufferevent)
+            let count = unsent.withUnsafeBytes {
+                Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            }
+            sent = max(count, 0)
+        }
+        if sent < unsent.count {
+            unsent.withUnsafeBytes { _ = bufferevent_write(bufferevent, $0.baseAddress! + sent, $0.count - sent) }
+        }
     }
 
     private func finish(with reply: Reply) {
         guard !closesAfterWrite, !isClosed else { return }
         send(reply)
+        flush(queued: true)
         closesAfterWrite = true
         bufferevent_disable(bufferevent, Int16(EV_READ))
     }

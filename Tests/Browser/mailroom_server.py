@@ -41,23 +41,29 @@ def start(password=None, page_size=None, smtp=False, extra=()):
     """A fresh server on its own empty database; with `password`, every page asks for it first;
     with `page_size`, lists show that many rows a page; with `smtp`, it takes mail on a free
     port; `extra` flags go last."""
-    smtp_port = free_port() if smtp else 0
     work = tempfile.mkdtemp(prefix="mailroom-browser-")
     environment = {key: value for key, value in os.environ.items() if key != "MAILROOM_PASSWORD"}
     if password is not None:
         environment["MAILROOM_PASSWORD"] = password
-    process = subprocess.Popen(
-        [BINARY, "--port", "0", "--smtp-port", str(smtp_port), "--no-samples", "--quiet", "--public", str(ROOT / "Public")]
-        + (["--page-size", str(page_size)] if page_size else []) + list(extra),
-        cwd=work, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    # The banner line is printed once the socket is listening; a warning may come first.
-    for _ in range(5):
-        line = process.stdout.readline()
-        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-        if match:
-            return Mailroom(process, int(match.group(1)), smtp_port or None)
-        if not line:
+    # A free port can be taken by someone else before Mailroom binds it: then another.
+    for attempt in range(3):
+        smtp_port = free_port() if smtp else 0
+        process = subprocess.Popen(
+            [BINARY, "--port", "0", "--smtp-port", str(smtp_port), "--no-samples", "--quiet",
+             "--public", str(ROOT / "Public")]
+            + (["--page-size", str(page_size)] if page_size else []) + list(extra),
+            cwd=work, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        # The banner line is printed once the socket is listening; a warning may come first.
+        for _ in range(5):
+            line = process.stdout.readline()
+            match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+            if match:
+                return Mailroom(process, int(match.group(1)), smtp_port or None)
+            if not line:
+                break
+        process.kill()
+        process.wait()
+        if "cannot listen on" not in line:
             break
-    process.kill()
     raise AssertionError(f"mailroom did not start: {line!r}")

@@ -47,11 +47,23 @@ final class RunningMailroom {
     /// `smtp`, it also takes mail on a free port; `extra` flags go last.
     init(database: String, smtp: Bool = false, extra: [String] = [], within seconds: Double = 10) throws {
         self.database = database
-        let smtpPort = smtp ? try FreePort.pick() : nil
-        self.smtpPort = smtpPort
-        program = try ChildProcess(
-            executable: try MailroomExecutable.path(),
-            arguments: Self.arguments(database: database, smtpPort: smtpPort ?? 0) + extra)
+        // A free port can be taken by someone else before Mailroom binds it: then another.
+        var attempt = 0
+        while true {
+            attempt += 1
+            let smtpPort = smtp ? try FreePort.pick() : nil
+            let program = try ChildProcess(
+                executable: try MailroomExecutable.path(),
+                arguments: Self.arguments(database: database, smtpPort: smtpPort ?? 0) + extra)
+            do {
+                _ = try program.waitForOutputLine(within: seconds) { $0.hasPrefix("Mailroom listening on http://127.0.0.1:") }
+            } catch where attempt < 3 && program.errorText.contains("cannot listen on") {
+                continue
+            }
+            self.program = program
+            self.smtpPort = smtpPort
+            break
+        }
         let banner = try program.waitForOutputLine(within: seconds) { $0.hasPrefix("Mailroom listening on http://127.0.0.1:") }
         guard let port = Self.port(in: banner) else { throw TestFailure("no port in the banner: \(banner)") }
         self.port = port

@@ -199,8 +199,8 @@ final class SMTPClient {
         _ = poll(Int16(POLLIN), atMost: seconds)
     }
 
-    /// Writes as much of `bytes` as the server takes without reading any reply, until all is
-    /// written or no byte more has been taken for `seconds`: how many bytes were taken.
+    /// Sends as much of `bytes` as the server takes until it takes nothing for `seconds` or cuts
+    /// the connection off: how many bytes it took.
     func sendWithoutReading(_ bytes: [UInt8], givingUpAfter seconds: Double) throws -> Int {
         var offset = 0
         while offset < bytes.count {
@@ -212,6 +212,9 @@ final class SMTPClient {
             } else if errno == EAGAIN || errno == EWOULDBLOCK {
                 var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                 guard Glibc.poll(&descriptor, 1, Int32(seconds * 1000)) > 0 else { return offset }
+            } else if errno == ECONNRESET || errno == EPIPE {
+                // The server cut the connection off: sending ends here too.
+                return offset
             } else if errno != EINTR {
                 throw TestFailure("send failed after \(offset) bytes: \(Self.lastError)")
             }
