@@ -8,9 +8,13 @@ extension MailroomApp {
     /// objects never cross threads), then routed and saved in the next group commit beside
     /// the posts and other mail waiting for it. Returns once it is durable: the ids of its copies.
     public func receiveMail(_ raw: [UInt8], from sender: String, to recipients: [String], peer: String) throws(HTTPError) -> [MessageID] {
+        // Announced before parsing, so a commit about to start waits a moment for this message.
+        commits.expect()
         let mail = Self.incoming(raw, from: sender, to: recipients, peer: peer)
         let time = now()
-        return try perform { transaction throws(HTTPError) in
+        // Without a savepoint: storing a message is never refused, and when it fails the batch
+        // is not committed and every message in it gets 451 (see `perform`).
+        return try perform(isolated: false, expected: true) { transaction throws(HTTPError) in
             do throws(StoreError) {
                 return try transaction.addMail(mail, to: try transaction.route(recipients), at: time)
             } catch {
@@ -55,18 +59,25 @@ extension MailroomApp {
 private extension String {
     /// CRLF and lone CR as LF, in one pass over the bytes.
     var replacingCRLF: String {
-        guard utf8.contains(13) else { return self }
-        var out: [UInt8] = []
-        out.reserveCapacity(utf8.count)
-        var previous: UInt8 = 0
-        for byte in utf8 {
-            if byte == 10 && previous == 13 {
-                previous = byte
-                continue
+        var text = self
+        return text.withUTF8 { bytes -> String in
+            guard bytes.contains(13) else { return self }
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            var start = 0
+            var index = 0
+            while index < bytes.count {
+                guard bytes[index] == 13 else {
+                    index += 1
+                    continue
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                out.append(10)
+                index += index + 1 < bytes.count && bytes[index + 1] == 10 ? 2 : 1
+                start = index
             }
-            out.append(byte == 13 ? 10 : byte)
-            previous = byte
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]))
+            return String(decoding: out, as: UTF8.self)
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }

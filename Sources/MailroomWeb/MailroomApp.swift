@@ -129,12 +129,26 @@ public final class MailroomApp: Sendable {
     /// Runs `command` in a transaction and answers only once it is durable. A command that
     /// throws changes nothing; nor does a commit that fails. Commands from requests arriving
     /// together are committed together (see `GroupCommit`); readers never wait for a commit.
+    ///
+    /// `isolated: false` runs the command without a savepoint of its own, and a command that
+    /// throws then abandons its whole batch. For a command that cannot be refused, only fail
+    /// (storing mail): a savepoint makes the search index write its pending words to the file,
+    /// so without one a batch's messages share one index segment instead of one each.
     func perform<Result: Sendable>(
-        _ command: (Transaction) throws(HTTPError) -> Result
+        isolated: Bool = true, expected: Bool = false, _ command: (Transaction) throws(HTTPError) -> Result
     ) throws(HTTPError) -> Result {
         var outcome: Swift.Result<Result, HTTPError>?
         let saveFailure = withoutActuallyEscaping(command) { command -> HTTPError? in
             let entry = GroupCommit.Entry { transaction in
+                guard isolated else {
+                    do throws(HTTPError) {
+                        outcome = .success(try command(transaction))
+                        return true
+                    } catch {
+                        outcome = .failure(error)
+                        throw error
+                    }
+                }
                 do {
                     outcome = .success(try transaction.attempt { () throws -> Result in try command(transaction) })
                     return true
@@ -146,7 +160,7 @@ public final class MailroomApp: Sendable {
                     return false
                 }
             }
-            commits.submit(entry, commit: commitBatch)
+            commits.submit(entry, expected: expected, commit: commitBatch)
             return entry.saveFailure
         }
         if let saveFailure { throw saveFailure }
@@ -164,6 +178,7 @@ public final class MailroomApp: Sendable {
     /// fails leaves no trace), then commits once. Only the leading thread runs this.
     func commitBatch(_ batch: [GroupCommit.Entry]) {
         var applied: [GroupCommit.Entry] = []
+        var ran = 0
         // The leader holds the one write lock that every post waits on. While it does, it runs
         // ahead of the threads that render pages (those never wait for it), so a long batch,
         // such as a 100,000-message delete, lets go of the lock sooner. On Linux the nice value
@@ -175,15 +190,17 @@ public final class MailroomApp: Sendable {
         defer { if raised { setpriority(thread, 0, usual) } }
         do {
             try store.write { transaction in
-                for entry in batch where entry.apply(to: transaction) {
-                    applied.append(entry)
+                for entry in batch {
+                    ran += 1
+                    if try entry.apply(to: transaction) { applied.append(entry) }
                 }
                 try beforeCommit?()
             }
         } catch {
             let failure = HTTPError(
                 .internalServerError, "Mailroom could not save this change, so nothing was changed. (\(error))")
-            for entry in applied { entry.saveFailure = failure }
+            // What ran is rolled back with the batch; what did not run yet never will.
+            for entry in applied + batch.dropFirst(ran) { entry.saveFailure = failure }
         }
     }
 

@@ -77,8 +77,14 @@ struct DataReader {
             case .text:
                 if byte == cr {
                     state = .textCR
-                } else {
+                } else if byte == lf {
                     take(byte)
+                } else {
+                    // The rest of an ordinary line, up to its CR or LF, in one piece.
+                    var end = index
+                    while end < bytes.count, bytes[end] != cr, bytes[end] != lf { end += 1 }
+                    take(UnsafeBufferPointer(rebasing: bytes[(index - 1)..<end]))
+                    index = end
                 }
             case .textCR:
                 if byte == lf {
@@ -93,6 +99,23 @@ struct DataReader {
             }
         }
         return (index, nil)
+    }
+
+    /// Keeps bytes of one line that hold no CR or LF, as `take` would one by one.
+    private mutating func take(_ run: UnsafeBufferPointer<UInt8>) {
+        let count = run.count
+        let before = lineBytes
+        lineBytes += count
+        guard problem == nil else { return }
+        // The first byte (counted from 1) that would break each limit; the line's is checked first.
+        let breaksLine = max(maxLineBytes - 2 - before, 0) + 1
+        let breaksSize = max(maxBytes - text.count, 0) + 1
+        if count >= min(breaksLine, breaksSize) {
+            problem = breaksLine <= breaksSize ? .lineTooLong : .tooLarge
+            text = []
+            return
+        }
+        text.append(contentsOf: run)
     }
 
     /// Keeps one byte of text, unless a limit has been passed.

@@ -155,6 +155,27 @@ import Testing
         #expect(talk.messages.map(\.text) == [Array("small\r\n".utf8)])
     }
 
+    /// Text is read a line's run at a time: the limits hold to the byte however the bytes come.
+    @Test(arguments: [1, 3, 7, 64])
+    func limitsHoldToTheByteInAnyPieces(piece: Int) {
+        var talk = Conversation(SessionOptions(hostname: "mx.test", limits: SMTPLimits(maxTextLineBytes: 21, maxMessageBytes: 100)))
+        // 100 bytes of text exactly: 4 lines of 18 characters and CRLF, then a stuffed one like them.
+        let line = String(repeating: "c", count: 18) + "\r\n"
+        let fits = String(repeating: line, count: 4) + "." + line
+        talk.open()
+        #expect(talk.send(Array("DATA\r\n\(fits).\r\n".utf8), inPiecesOf: piece).codes == [354, 250])
+        #expect(talk.messages.last?.text == Array(String(repeating: line, count: 5).utf8))
+        talk.open()
+        // One byte more: the last line of 19 characters fits the line limit (21 with its CRLF).
+        let over = String(repeating: line, count: 4) + "." + String(repeating: "c", count: 19) + "\r\n"
+        #expect(talk.send(Array("DATA\r\n\(over).\r\n".utf8), inPiecesOf: piece).codes == [354, 552])
+        talk.open()
+        let long = String(repeating: "d", count: 20)
+        #expect(talk.send(Array("DATA\r\n\(long)\r\n.\r\n".utf8), inPiecesOf: piece).codes == [354, 500])
+        talk.open()
+        #expect(talk.send(Array("DATA\r\nok\r\n.\r\n".utf8), inPiecesOf: piece).codes == [354, 250])
+    }
+
     @Test func aTextLineOverTheLimitIsRefusedOnceTheMessageHasEnded() {
         var talk = Conversation(SessionOptions(hostname: "mx.test", limits: SMTPLimits(maxTextLineBytes: 1_000)))
         talk.open()
