@@ -2,6 +2,16 @@
 /// seeded random-input test. Anything but a crash or a broken promise is a pass.
 public enum FuzzTargets {
     public static func run(_ bytes: [UInt8], pieces: Int = 1) {
+        let whole = transcript(bytes, pieces: pieces)
+        // However the bytes arrive, the session says and keeps the same: a byte at a time too.
+        if bytes.count <= 4_096 {
+            precondition(transcript(bytes, pieces: bytes.count) == whole, "the outcome depends on how the bytes arrive")
+        }
+    }
+
+    /// Every reply's wire form and every message's text, in order.
+    private static func transcript(_ bytes: [UInt8], pieces: Int) -> [[UInt8]] {
+        var said: [[UInt8]] = []
         let limits = SMTPLimits(maxCommandLineBytes: 64, maxTextLineBytes: 32, maxMessageBytes: 64, maxRecipients: 3)
         var session = Session(options: SessionOptions(
             hostname: "fuzz.test", limits: limits, canStartTLS: true, authentication: .acceptAny))
@@ -17,15 +27,26 @@ public enum FuzzTargets {
                 steps += 1
                 precondition(steps <= 4 * bytes.count + 16, "the session went round without reading")
                 switch session.next() {
-                case .reply(let reply), .startTLS(let reply):
+                case .reply(let reply):
                     check(reply)
+                    said.append(reply.bytes)
+                case .startTLS(let reply):
+                    // What arrives next is a TLS handshake, which a plain session never reads.
+                    check(reply)
+                    said.append(reply.bytes)
+                    closed = true
+                    break loop
                 case .deliver(let message):
                     precondition(message.text.count <= limits.maxMessageBytes, "a message over the size was handed out")
                     precondition((1...limits.maxRecipients).contains(message.envelope.recipients.count),
                                  "\(message.envelope.recipients.count) recipients")
-                    check(session.delivered(as: "1"))
+                    said.append(message.text)
+                    let reply = session.delivered(as: "1")
+                    check(reply)
+                    said.append(reply.bytes)
                 case .close(let reply):
                     check(reply)
+                    said.append(reply.bytes)
                     closed = true
                     break loop
                 case .needMore:
@@ -33,6 +54,7 @@ public enum FuzzTargets {
                 }
             }
         }
+        return said
     }
 
     /// A reply is a code from 2xx to 5xx and lines of printable ASCII, each ended by CRLF.
