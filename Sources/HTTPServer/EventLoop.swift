@@ -24,6 +24,8 @@ final class EventLoop {
     private var mailListener: OpaquePointer?
     private let mail: MailShared?
     private var mailSessions: [UInt64: MailConnection] = [:]
+    /// Where SMTP sessions on this loop read their bytes: one at a time, as the loop runs them.
+    let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
     private var nextSerial: UInt64 = 0
     /// Answers computed on worker threads, waiting to be written by this loop.
     let replies = Replies()
@@ -107,6 +109,7 @@ final class EventLoop {
         if let stopDeadline { event_free(stopDeadline) }
         if let housekeepingTimer { event_free(housekeepingTimer) }
         event_base_free(base)
+        readBuffer.deallocate()
     }
 
     /// Runs until stopped and every connection has finished.

@@ -11,8 +11,15 @@ final class MailConnection {
     let serial: UInt64
     private let peer: String
     private var session: Session
-    /// The plain socket's bufferevent, or after STARTTLS the TLS filter over it.
+    /// The plain socket's bufferevent, or after STARTTLS the TLS filter over it. Before
+    /// STARTTLS it only writes (what the socket did not take at once) and reports errors:
+    /// `reader` reads the plain socket.
     private var bufferevent: OpaquePointer
+    private let socket: Int32
+    /// Reads the plain socket straight into the loop's buffer: one `recv` per arrival, where a
+    /// bufferevent would ask the size first and copy the bytes twice. Gone after STARTTLS.
+    private var reader: OpaquePointer?
+    private var readingPaused = false
     /// A message is being stored on a worker thread: no reply until it is.
     private var isStoring = false
     /// STARTTLS was answered: the handshake starts once that reply is written.
@@ -27,9 +34,6 @@ final class MailConnection {
     private var drainWatch: OpaquePointer?
     private var closer: OpaquePointer?
 
-    /// Where bytes are copied out of libevent's buffer, one piece at a time.
-    private var chunk = [UInt8](repeating: 0, count: 65_536)
-
     /// Replies of this turn, not yet handed to the socket.
     private var unsent: [UInt8] = []
 
@@ -38,6 +42,8 @@ final class MailConnection {
     /// Replies not yet sent; past this, reading pauses until the client has taken them, so a
     /// client that pipelines commands and reads none of the replies cannot fill the memory.
     private static let maxUnsentBytes = 1 << 20
+    /// Messages up to this size are parsed on the loop itself.
+    private static let parsedOnLoop = 64 * 1024
     /// Reading is paused until the replies already written have been sent.
     private var waitsForClientToRead = false
 
@@ -50,6 +56,7 @@ final class MailConnection {
         self.serial = serial
         self.peer = peer
         self.bufferevent = bufferevent
+        self.socket = socket
         self.session = Session(options: shared.service.configuration.session)
         let context = Unmanaged.passUnretained(self).toOpaque()
         sessionDeadline = event_new(loop.base, -1, 0, { _, _, context in
@@ -59,14 +66,50 @@ final class MailConnection {
         var total = timeval(tv_sec: shared.service.configuration.sessionSeconds, tv_usec: 0)
         if let sessionDeadline { event_add(sessionDeadline, &total) }
         listen(on: bufferevent)
-        bufferevent_enable(bufferevent, Int16(EV_READ | EV_WRITE))
-        guard shared.admit() else {
-            finish(with: Session.busy(hostname: shared.service.configuration.session.hostname))
+        reader = event_new(loop.base, socket, Int16(EV_READ | EV_PERSIST), { _, what, context in
+            guard let context else { return }
+            let connection = Unmanaged<MailConnection>.fromOpaque(context).takeUnretainedValue()
+            if what & Int16(EV_TIMEOUT) != 0 {
+                connection.event(Int16(BEV_EVENT_TIMEOUT | BEV_EVENT_READING))
+            } else {
+                connection.readable()
+            }
+        }, context)
+        guard reader != nil, shared.admit() else {
+            // Not yet one of the loop's sessions: the refusal goes out before it closes.
+            finish(with: Session.busy(hostname: shared.service.configuration.session.hostname), closingNow: false)
             return
         }
         wasAdmitted = true
+        resumeReading()
         send(session.greeting)
         flush()
+    }
+
+    private var idleTimeout: timeval {
+        timeval(tv_sec: shared.service.configuration.idleSeconds, tv_usec: 0)
+    }
+
+    /// Stops reading until `resumeReading`: bytes the client sends meanwhile wait in the socket.
+    private func pauseReading() {
+        guard !readingPaused else { return }
+        readingPaused = true
+        if let reader {
+            event_del(reader)
+        } else {
+            bufferevent_disable(bufferevent, Int16(EV_READ))
+        }
+    }
+
+    private func resumeReading() {
+        readingPaused = false
+        if let reader {
+            // A persistent event's timeout starts again whenever bytes arrive: the idle time.
+            var idle = idleTimeout
+            event_add(reader, &idle)
+        } else {
+            bufferevent_enable(bufferevent, Int16(EV_READ))
+        }
     }
 
     private func listen(on bufferevent: OpaquePointer) {
@@ -82,7 +125,7 @@ final class MailConnection {
             Unmanaged<MailConnection>.fromOpaque(context).takeUnretainedValue().event(events)
         }, context)
         // A client that takes none of its replies for as long as it may stay silent is idle too.
-        var idle = timeval(tv_sec: shared.service.configuration.idleSeconds, tv_usec: 0)
+        var idle = idleTimeout
         bufferevent_set_timeouts(bufferevent, &idle, &idle)
     }
 
@@ -102,6 +145,7 @@ final class MailConnection {
             event_free(sessionDeadline)
         }
         sessionDeadline = nil
+        stopReader()
         if let drainWatch, let underlying = bufferevent_get_underlying(bufferevent) {
             evbuffer_remove_cb_entry(bufferevent_get_output(underlying), drainWatch)
         }
@@ -119,24 +163,36 @@ final class MailConnection {
     // MARK: Callbacks
 
     private func readable() {
-        let source = bufferevent_get_input(bufferevent)
+        let buffer = loop.readBuffer
         // Pieces of at most 64 KiB: the session takes them as they come, so a large message is
         // never held twice in full.
-        while !isClosed && !startsTLS && !closesAfterWrite {
+        while !isClosed && !startsTLS && !closesAfterWrite && !readingPaused {
             if evbuffer_get_length(bufferevent_get_output(bufferevent)) > Self.maxUnsentBytes {
                 // `written` reads on once the replies are sent.
                 waitsForClientToRead = true
-                bufferevent_disable(bufferevent, Int16(EV_READ))
+                pauseReading()
                 break
             }
-            let count = chunk.withUnsafeMutableBytes { evbuffer_remove(source, $0.baseAddress, $0.count) }
+            let count: Int
+            if reader != nil {
+                count = recv(socket, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
+                if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                    // The client went away (or the connection broke): nobody is left to answer.
+                    close()
+                    return
+                }
+            } else {
+                count = Int(evbuffer_remove(bufferevent_get_input(bufferevent), buffer.baseAddress, buffer.count))
+            }
             guard count > 0 else { break }
-            session.receive(chunk[0..<Int(count)])
+            session.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             converse()
             if isStoring && session.buffered > Self.maxHeldBytes {
-                bufferevent_disable(bufferevent, Int16(EV_READ))
+                pauseReading()
                 break
             }
+            // A short read emptied the socket: asking again would only say so.
+            if reader != nil && count < buffer.count { break }
         }
     }
 
@@ -147,7 +203,7 @@ final class MailConnection {
             beginTLS()
         } else if waitsForClientToRead {
             waitsForClientToRead = false
-            bufferevent_enable(bufferevent, Int16(EV_READ))
+            resumeReading()
             readable()
         }
     }
@@ -232,12 +288,17 @@ final class MailConnection {
                 send(reply)
                 flush(queued: true)
                 startsTLS = true
-                bufferevent_disable(bufferevent, Int16(EV_READ))
+                pauseReading()
             case .deliver(let message):
                 isStoring = true
                 let (deliver, replies, serial, peer) = (shared.service.deliver, loop.replies, serial, peer)
-                Workers.shared.submit {
-                    replies.post(.stored(serial: serial, outcome: deliver(message, peer)))
+                let done: @Sendable (DeliveryOutcome) -> Void = { replies.post(.stored(serial: serial, outcome: $0)) }
+                // A small message is parsed here, which takes less time than handing it to
+                // another thread; a large one would hold up the loop's other connections.
+                if message.text.count <= Self.parsedOnLoop {
+                    deliver(message, peer, done)
+                } else {
+                    Workers.shared.submit { deliver(message, peer, done) }
                 }
             }
         }
@@ -258,10 +319,12 @@ final class MailConnection {
             finish(with: Reply(421, "4.3.2", "\(shared.service.configuration.session.hostname) is shutting down."))
             return
         }
-        bufferevent_enable(bufferevent, Int16(EV_READ))
+        // Bytes read while storing may already hold more commands.
         converse()
-        // Bytes that arrived while storing may already hold more commands.
-        readable()
+        if readingPaused && !isClosed && !startsTLS && !closesAfterWrite {
+            resumeReading()
+            readable()
+        }
     }
 
     /// Adds a reply to those going out at the end of this turn (see `flush`).
@@ -286,24 +349,42 @@ final class MailConnection {
             sent = max(count, 0)
         }
         if sent < unsent.count {
+            // The write event is watched only while there is something to write.
+            bufferevent_enable(bufferevent, Int16(EV_WRITE))
             unsent.withUnsafeBytes { _ = bufferevent_write(bufferevent, $0.baseAddress! + sent, $0.count - sent) }
         }
     }
 
-    private func finish(with reply: Reply) {
+    /// Says the last reply and closes. On a plain socket that takes the reply whole, the close
+    /// is at once (`closingNow`); otherwise once the reply has been written.
+    private func finish(with reply: Reply, closingNow: Bool = true) {
         guard !closesAfterWrite, !isClosed else { return }
         send(reply)
-        flush(queued: true)
         closesAfterWrite = true
-        bufferevent_disable(bufferevent, Int16(EV_READ))
+        pauseReading()
+        if closingNow, reader != nil, evbuffer_get_length(bufferevent_get_output(bufferevent)) == 0 {
+            flush()
+            if evbuffer_get_length(bufferevent_get_output(bufferevent)) == 0 {
+                close()
+            }
+            return
+        }
+        flush(queued: true)
+    }
+
+    private func stopReader() {
+        guard let reader else { return }
+        event_del(reader)
+        event_free(reader)
+        self.reader = nil
     }
 
     /// The STARTTLS reply is written: whatever else the client sent in plain text is dropped,
     /// and a TLS filter takes over the socket.
     private func beginTLS() {
         startsTLS = false
+        stopReader()
         let plain = bufferevent
-        evbuffer_drain(bufferevent_get_input(plain), evbuffer_get_length(bufferevent_get_input(plain)))
         guard let tls = shared.tls, let ssl = tls.makeSession() else {
             close()
             return
@@ -321,6 +402,7 @@ final class MailConnection {
         // less than this, so the replies waiting are counted in the filter's own output.
         bufferevent_setwatermark(plain, Int16(EV_WRITE), 0, Self.maxUnsentBytes)
         listen(on: filtered)
+        readingPaused = false
         bufferevent_enable(filtered, Int16(EV_READ | EV_WRITE))
     }
 }

@@ -44,9 +44,13 @@ public enum DeliveryOutcome: Sendable {
     case refused(Reply)
 }
 
-/// Stores one received message durably and says how that went. It runs on a worker thread, never
-/// on a loop, and may wait for a commit; `peer` is the client's numeric address.
-public typealias MailDelivery = @Sendable (_ message: ReceivedMessage, _ peer: String) -> DeliveryOutcome
+/// Stores one received message durably and says how that went, by calling `done` once (on any
+/// thread, never before returning). It must not wait for the commit: it runs on an event loop
+/// for a small message and on a worker thread for a large one. `peer` is the client's numeric
+/// address.
+public typealias MailDelivery = @Sendable (
+    _ message: ReceivedMessage, _ peer: String, _ done: @escaping @Sendable (DeliveryOutcome) -> Void
+) -> Void
 
 /// The SMTP side of a server: where it listens, and what it does with each message.
 public struct MailService: Sendable {

@@ -12,6 +12,10 @@ import Synchronization
 /// a savepoint of its own), commits, and wakes the others; it goes on leading while commands
 /// keep arriving. Every answer is sent only after its batch is
 /// durable, and a command that fails leaves no trace in the batch.
+///
+/// Mail does not wait: its command comes with what to do once the batch is done, and when no
+/// batch is in progress, a thread of the group's own leads (`submitDetached`). A message then
+/// costs no thread of its own, and no thread is woken for it alone.
 final class GroupCommit: Sendable {
     /// One queued command. Its closure is run by the leader while the submitting thread waits,
     /// and let go of before that thread is woken, so it never outlives the call that made it.
@@ -20,11 +24,14 @@ final class GroupCommit: Sendable {
         let done = DispatchSemaphore(value: 0)
         /// Set when the batch could not be saved: the command's change was not kept.
         var saveFailure: HTTPError?
+        /// For a submitter that does not wait: run on the leading thread once the batch is done.
+        private var whenDone: ((Entry) -> Void)?
 
         /// A command that throws abandons the whole batch (one that runs in a savepoint of its
         /// own catches its errors and returns false instead).
-        init(command: @escaping (Transaction) throws -> Bool) {
+        init(command: @escaping (Transaction) throws -> Bool, whenDone: ((Entry) -> Void)? = nil) {
             self.command = command
+            self.whenDone = whenDone
         }
 
         /// Runs the command inside the batch's transaction: true if it succeeded.
@@ -36,6 +43,16 @@ final class GroupCommit: Sendable {
         fileprivate func finish() {
             command = nil
         }
+
+        /// Tells the submitter its batch is done.
+        fileprivate func wake() {
+            guard let whenDone else {
+                done.signal()
+                return
+            }
+            self.whenDone = nil
+            whenDone(self)
+        }
     }
 
     private struct Queue {
@@ -44,6 +61,8 @@ final class GroupCommit: Sendable {
     }
 
     private let queue = Mutex(Queue())
+    /// Where a batch is led when only commands that do not wait are queued.
+    private let leaders = DispatchQueue(label: "mailroom.group-commit")
     /// Commands announced (`expect`) but not yet submitted: mail being parsed on its way here.
     private let coming = Atomic<Int>(0)
 
@@ -65,17 +84,33 @@ final class GroupCommit: Sendable {
 
     /// Queues `entry` and returns once its batch is done; `commit` runs on the leading thread.
     func submit(_ entry: Entry, expected: Bool = false, commit: ([Entry]) -> Void) {
+        guard enqueue(entry, expected: expected) else {
+            entry.done.wait()
+            return
+        }
+        lead(entry, commit: commit)
+    }
+
+    /// Queues `entry`, made with a `whenDone`, and returns at once; `whenDone` runs on the
+    /// leading thread once the batch is durable (or failed).
+    func submitDetached(_ entry: Entry, expected: Bool = false, commit: @escaping @Sendable ([Entry]) -> Void) {
+        guard enqueue(entry, expected: expected) else { return }
+        leaders.async { self.lead(nil, commit: commit) }
+    }
+
+    /// Queues `entry`: true if the caller is to lead.
+    private func enqueue(_ entry: Entry, expected: Bool) -> Bool {
         if expected { coming.wrappingSubtract(1, ordering: .relaxed) }
-        let leads = queue.withLock { queue -> Bool in
+        return queue.withLock { queue -> Bool in
             queue.entries.append(entry)
             guard !queue.isLeading else { return false }
             queue.isLeading = true
             return true
         }
-        guard leads else {
-            entry.done.wait()
-            return
-        }
+    }
+
+    /// Commits batches while commands keep coming; `own` is the leading caller's entry, if any.
+    private func lead(_ own: Entry?, commit: ([Entry]) -> Void) {
         while true {
             waitForStragglers()
             let batch = queue.withLock { queue -> [Entry] in
@@ -87,7 +122,7 @@ final class GroupCommit: Sendable {
             guard !batch.isEmpty else { return }
             commit(batch)
             for queued in batch { queued.finish() }
-            for other in batch where other !== entry { other.done.signal() }
+            for other in batch where other !== own { other.wake() }
         }
     }
 

@@ -23,6 +23,46 @@ extension MailroomApp {
         }
     }
 
+    /// Stores a message as `receiveMail` above does, without waiting: `finish` is told the
+    /// outcome on the committing thread once the message is durable (or could not be stored).
+    /// Parsing happens on the calling thread.
+    public func receiveMail(
+        _ raw: [UInt8], from sender: String, to recipients: [String], peer: String,
+        then finish: @escaping @Sendable (Result<[MessageID], HTTPError>) -> Void
+    ) {
+        commits.expect()
+        let mail = Self.incoming(raw, from: sender, to: recipients, peer: peer)
+        let time = now()
+        let outcome = Outcome()
+        let entry = GroupCommit.Entry(command: { transaction in
+            do throws(StoreError) {
+                outcome.ids = try transaction.addMail(mail, to: try transaction.route(recipients), at: time)
+                return true
+            } catch {
+                // Abandons the batch: every message in it is refused, and none is kept.
+                let failure = ListCommand.failure(error)
+                outcome.failure = failure
+                throw failure
+            }
+        }, whenDone: { entry in
+            if let failure = entry.saveFailure ?? outcome.failure {
+                finish(.failure(failure))
+            } else if let ids = outcome.ids {
+                finish(.success(ids))
+            } else {
+                finish(.failure(HTTPError(.internalServerError, "The message was not stored.")))
+            }
+        })
+        commits.submitDetached(entry, expected: true) { [self] batch in commitBatch(batch) }
+    }
+
+    /// What became of one message in its batch: written by the leading thread before the
+    /// batch's `whenDone`, read in it.
+    private final class Outcome: @unchecked Sendable {
+        var ids: [MessageID]?
+        var failure: HTTPError?
+    }
+
     /// What the store keeps of a message. Mail GMime cannot read at all is kept too, raw, with
     /// its bytes as its text: nothing that was accepted is lost.
     static func incoming(_ raw: [UInt8], from sender: String, to recipients: [String], peer: String) -> IncomingMail {

@@ -27,19 +27,20 @@ enum MailSetup {
             maxConnections: options.smtpMaxConnections, idleSeconds: options.smtpIdleSeconds,
             sessionSeconds: options.smtpSessionSeconds, tls: tls)
         let log = options.logRequests
-        return MailService(configuration: configuration) { message, peer in
-            do throws(HTTPError) {
-                let ids = try app.receiveMail(
-                    message.text, from: message.envelope.sender, to: message.envelope.recipients, peer: peer)
-                let names = ids.map { "\($0.rawValue)" }.joined(separator: ",")
-                if log {
-                    Console.out("\(peer) SMTP <\(message.envelope.sender)> \(message.envelope.recipients.count) "
-                        + "recipient(s) \(message.text.count) bytes stored as \(names)")
+        return MailService(configuration: configuration) { message, peer, done in
+            let (sender, count, size) = (message.envelope.sender, message.envelope.recipients.count, message.text.count)
+            app.receiveMail(message.text, from: sender, to: message.envelope.recipients, peer: peer) { result in
+                switch result {
+                case .success(let ids):
+                    let names = ids.map { "\($0.rawValue)" }.joined(separator: ",")
+                    if log {
+                        Console.out("\(peer) SMTP <\(sender)> \(count) recipient(s) \(size) bytes stored as \(names)")
+                    }
+                    done(.stored("message " + names))
+                case .failure(let error):
+                    Console.error("could not store a message from \(peer): \(error.message)")
+                    done(.refused(Reply(451, "4.3.0", "Mailroom could not store the message; please send it again later.")))
                 }
-                return .stored("message " + names)
-            } catch {
-                Console.error("could not store a message from \(peer): \(error.message)")
-                return .refused(Reply(451, "4.3.0", "Mailroom could not store the message; please send it again later."))
             }
         }
     }
