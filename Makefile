@@ -63,6 +63,7 @@ bench: bench-deps
 	./scripts/bench-http
 	./scripts/bench-scale
 	./scripts/bench-smtp
+	./scripts/bench-live
 
 # libFuzzer on the HTTP request parsers, then on SMTP sessions, then on the MIME wrapper: `make fuzz RUNS=-1` runs each until
 # stopped; crashes land in Fuzz/crashes.

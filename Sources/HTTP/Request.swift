@@ -11,6 +11,8 @@ public struct Request: Sendable {
     public var peer: String = "-"
     /// The request target as it was sent, for logs.
     public var target: String
+    /// 1 for HTTP/1.1, 0 for HTTP/1.0 (which does not need a Host header).
+    public var minorVersion = 1
     /// The body's form, once `decodingForm()` has read it: checks and routes that each ask for
     /// the form then share one decoding.
     private var decodedForm: FormData?

@@ -107,7 +107,8 @@ public enum RequestParser {
 
         if let authority = head.authority { headers.set("Host", authority) }
         do {
-            let request = try Request(method: head.method, target: head.target, headers: headers, body: body)
+            var request = try Request(method: head.method, target: head.target, headers: headers, body: body)
+            request.minorVersion = head.minorVersion
             return .request(request, consumed: consumed, keepAlive: keepAlive(head: head, headers: headers))
         } catch {
             // The framing was sound, but the target is not: answer, and the stream is still in step.
@@ -308,6 +309,10 @@ private enum Framing {
 }
 
 /// The chunked transfer coding (RFC 9112 7.1), decoded once the whole body has arrived.
+///
+/// Every line of it ends in CRLF. RFC 9112 lets a server take a bare LF for the end of a header
+/// line, but not inside the chunked coding: a proxy in front that reads a chunk-size line ended by a
+/// bare LF differently would see another request in this body (request smuggling), so that is a 400.
 private enum Chunked {
     enum Outcome {
         case incomplete
@@ -323,6 +328,9 @@ private enum Chunked {
             guard let lineEnd = (index..<bytes.count).first(where: { bytes[$0] == RequestParser.lf }) else {
                 return bytes.count - index > 1_024 ? .failure(RequestParser.bad("A chunk size line is too long.")) : .incomplete
             }
+            guard lineEnd > index, bytes[lineEnd - 1] == RequestParser.cr else {
+                return .failure(RequestParser.bad("A chunk size line must end in CRLF."))
+            }
             var sizeEnd = index
             var size = 0
             while sizeEnd < lineEnd, let value = hexValue(bytes[sizeEnd]) {
@@ -334,16 +342,21 @@ private enum Chunked {
             }
             guard sizeEnd > index else { return .failure(RequestParser.bad("A chunk size is not hexadecimal.")) }
             let rest = bytes[sizeEnd..<lineEnd]
-            // Nothing, a CR, or chunk extensions (ignored) may follow the size.
-            guard rest.isEmpty || rest.first == UInt8(ascii: ";") || rest.elementsEqual([RequestParser.cr]) else {
+            // The CR, or chunk extensions (ignored) and the CR, follow the size.
+            guard rest.first == UInt8(ascii: ";") || rest.elementsEqual([RequestParser.cr]) else {
                 return .failure(RequestParser.bad("A chunk size is not hexadecimal."))
             }
             index = lineEnd + 1
             if size == 0 {
                 // Trailer fields, ignored, up to an empty line.
                 while true {
-                    guard let end = (index..<bytes.count).first(where: { bytes[$0] == RequestParser.lf }) else { return .incomplete }
-                    let isEmpty = end == index || (end == index + 1 && bytes[index] == RequestParser.cr)
+                    guard let end = (index..<bytes.count).first(where: { bytes[$0] == RequestParser.lf }) else {
+                        return bytes.count - index > 8_192 ? .failure(RequestParser.bad("A trailer line is too long.")) : .incomplete
+                    }
+                    guard end > index, bytes[end - 1] == RequestParser.cr else {
+                        return .failure(RequestParser.bad("A trailer line must end in CRLF."))
+                    }
+                    let isEmpty = end == index + 1
                     index = end + 1
                     if isEmpty { return .success(body, end: index) }
                 }
@@ -354,13 +367,15 @@ private enum Chunked {
             guard bytes.count >= index + size + 1 else { return .incomplete }
             body.append(contentsOf: bytes[index..<(index + size)])
             index += size
-            // The chunk's own CRLF (or LF).
-            if bytes[index] == RequestParser.cr {
-                guard bytes.count > index + 1 else { return .incomplete }
-                index += 1
+            // The chunk's own CRLF.
+            guard bytes[index] == RequestParser.cr else {
+                return .failure(RequestParser.bad("A chunk is longer than its size says."))
             }
-            guard bytes[index] == RequestParser.lf else { return .failure(RequestParser.bad("A chunk is longer than its size says.")) }
-            index += 1
+            guard bytes.count > index + 1 else { return .incomplete }
+            guard bytes[index + 1] == RequestParser.lf else {
+                return .failure(RequestParser.bad("A chunk's data must end in CRLF."))
+            }
+            index += 2
         }
     }
 

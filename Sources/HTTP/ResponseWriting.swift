@@ -29,6 +29,17 @@ extension Response {
 }
 
 extension Response {
+    /// The head of a response whose body runs until the connection closes (an event stream):
+    /// no Content-Length, and `Connection: close`.
+    public func streamHead(date: String) -> [UInt8] {
+        var bytes = Array("HTTP/1.1 \(status.code) \(status.reason)\r\n".utf8)
+        for field in headers where !Headers.sameName(field.name, "Content-Length") {
+            bytes.append(contentsOf: "\(field.name): \(field.value)\r\n".utf8)
+        }
+        bytes.append(contentsOf: "Date: \(date)\r\nConnection: close\r\n\r\n".utf8)
+        return bytes
+    }
+
     /// The status line, the fields and Content-Length: the part of the head that stays the same
     /// each time the response is sent.
     func fieldBytes(reserving extra: Int = 0) -> [UInt8] {
@@ -62,6 +73,46 @@ public enum HTTPDate {
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return "\(days[weekday]), \(two(dayOfMonth)) \(months[Int(month) - 1]) \(year) "
             + "\(two(secondOfDay / 3_600)):\(two(secondOfDay % 3_600 / 60)):\(two(secondOfDay % 60)) GMT"
+    }
+
+    /// Seconds since the epoch for an HTTP date in any of the three forms RFC 9110 5.6.7 asks a
+    /// recipient to read: `Sun, 06 Nov 1994 08:49:37 GMT`, `Sunday, 06-Nov-94 08:49:37 GMT` and
+    /// `Sun Nov  6 08:49:37 1994`. Nil for anything else.
+    public static func seconds(from text: String) -> Int64? {
+        let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        let day: String, month: String, year: String, time: String
+        switch words.count {
+        case 6 where words[0].hasSuffix(",") && words[5] == "GMT":
+            (day, month, year, time) = (words[1], words[2], words[3], words[4])
+        case 4 where words[0].hasSuffix(",") && words[3] == "GMT":
+            let parts = words[1].split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 3, parts[2].count == 2, let short = Int64(parts[2]) else { return nil }
+            // RFC 850's two-digit year: this one reads 70...99 as 1970...1999 and the rest as 20xx.
+            (day, month, year, time) = (parts[0], parts[1], String(short >= 70 ? 1_900 + short : 2_000 + short), words[2])
+        case 5 where !words[0].hasSuffix(","):
+            (day, month, year, time) = (words[2], words[1], words[4], words[3])
+        default:
+            return nil
+        }
+        let clock = time.split(separator: ":", omittingEmptySubsequences: false)
+        guard let monthIndex = months.firstIndex(of: month), day.count <= 2, year.count == 4, clock.count == 3,
+              clock.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+              let dayOfMonth = Int64(day), let yearNumber = Int64(year),
+              let hour = Int64(clock[0]), let minute = Int64(clock[1]), let second = Int64(clock[2]),
+              (1...31).contains(dayOfMonth), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
+        else { return nil }
+        let days = self.days(fromCivil: yearNumber, Int64(monthIndex) + 1, dayOfMonth)
+        return days * 86_400 + hour * 3_600 + minute * 60 + second
+    }
+
+    /// Howard Hinnant's days-from-civil algorithm, the inverse of `civil(fromDays:)`.
+    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
     }
 
     /// Howard Hinnant's days-to-civil algorithm.

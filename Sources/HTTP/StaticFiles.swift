@@ -20,11 +20,19 @@ public struct StaticFiles: Sendable {
     }
 
     /// The response for a request path such as `/style.css`, or nil when no such file exists;
-    /// `304 Not Modified` when `ifNoneMatch` names the file's current ETag. Both are prepared
-    /// (see `Response.prepared()`).
-    public func response(for path: String, ifNoneMatch: String? = nil) -> Response? {
+    /// `304 Not Modified` when `ifNoneMatch` names the file's current ETag, or, without an
+    /// `ifNoneMatch`, when the file has not changed since the date `ifModifiedSince` gives
+    /// (RFC 9110 13.1.3; a date that cannot be read is ignored). Both are prepared (see
+    /// `Response.prepared()`).
+    public func response(for path: String, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil) -> Response? {
         guard let file = cache.file(path, load: { known in load(path, unless: known) }) else { return nil }
-        return ETag.ifNoneMatch(ifNoneMatch, matches: file.etag) ? file.notModified : file.ok
+        if let ifNoneMatch {
+            return ETag.ifNoneMatch(ifNoneMatch, matches: file.etag) ? file.notModified : file.ok
+        }
+        if let ifModifiedSince, let since = HTTPDate.seconds(from: ifModifiedSince), Int64(file.modified / 1_000_000_000) <= since {
+            return file.notModified
+        }
+        return file.ok
     }
 
     /// The file that `path` names, read from disk unless `known` is still its current copy;

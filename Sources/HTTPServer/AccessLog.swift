@@ -1,8 +1,10 @@
 import Glibc
+import HTTP
 
-/// One line per request on standard output.
+/// One line per request on standard output, and the count of responses by status.
 struct AccessLog: Sendable {
     let isEnabled: Bool
+    let metrics: Metrics
 
     /// A line that is printed even when request logging is off.
     func notice(_ line: String) {
@@ -11,6 +13,7 @@ struct AccessLog: Sendable {
     }
 
     func record(peer: String, method: String, target: String, status: Int, bytes: Int, started: Clock.Instant) {
+        metrics.countResponse(status: status)
         guard isEnabled else { return }
         let micros = Clock.now.microseconds(since: started)
         let millis = String(format3: Double(micros) / 1000)

@@ -1,5 +1,6 @@
 import Glibc
 import HTTP
+import Synchronization
 private import CLibevent
 
 /// One client connection: reads requests, answers them in order, and closes when told to,
@@ -20,6 +21,12 @@ final class Connection {
     private var requestDeadline: OpaquePointer?
     private var deadlineArmed = false
     private var isClosed = false
+    /// The answer is an event stream: the connection stays open for the hub's events.
+    private var isStream = false
+    /// The id of the last event this stream was written (or told to start after).
+    private(set) var lastEventID: Int64 = 0
+    /// A stream whose client has not taken this much is dropped: it can reconnect and resume.
+    private static let maxUnsentStreamBytes = 1 << 20
 
     init?(loop: EventLoop, socket: Int32, peer: String, serial: UInt64) {
         guard let bufferevent = bufferevent_socket_new(loop.base, socket, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
@@ -56,6 +63,10 @@ final class Connection {
     /// During shutdown: an idle connection closes now; one with a request arriving or an answer
     /// being written finishes it first (keep-alive is off while stopping). True if it is busy.
     func finishOrClose() -> Bool {
+        if isStream {
+            close()
+            return false
+        }
         let writing = evbuffer_get_length(bufferevent_get_output(bufferevent)) > 0
         guard writing || isAwaitingReply || !input.isEmpty || hasUnreadBytes else {
             close()
@@ -73,6 +84,7 @@ final class Connection {
             event_free(requestDeadline)
         }
         requestDeadline = nil
+        if isStream { loop.log.metrics.eventClients.wrappingSubtract(1, ordering: .relaxed) }
         bufferevent_setcb(bufferevent, nil, nil, nil, nil)
         bufferevent_free(bufferevent)
         loop.closed(self)
@@ -91,6 +103,11 @@ final class Connection {
         let source = bufferevent_get_input(bufferevent)
         let length = evbuffer_get_length(source)
         guard length > 0 else { return }
+        // A stream's client has nothing more to ask: what it sends is dropped.
+        guard !isStream else {
+            evbuffer_drain(source, length)
+            return
+        }
         let start = input.count
         input.append(contentsOf: repeatElement(0, count: length))
         let copied = input.withUnsafeMutableBytes { evbuffer_remove(source, $0.baseAddress! + start, length) }
@@ -174,6 +191,10 @@ final class Connection {
                     return
                 }
                 let response = loop.handler(request)
+                if request.method == .get && response.isEventStream, let events = loop.events {
+                    startStream(response, request: request, events: events, started: started)
+                    return
+                }
                 answer(response, method: request.method, target: request.target, keepAlive: keepAlive && !loop.isStopping,
                        echoKeepAlive: echo, started: started)
             case .rejected(let error, let consumed, let keepAlive):
@@ -184,6 +205,68 @@ final class Connection {
                 refuse(error, started: started)
                 return
             }
+        }
+    }
+
+    // MARK: Event streams
+
+    /// Answers with the stream's head and what the client missed, then keeps the connection
+    /// for the hub's events. A client that says `Last-Event-ID` is sent every event after it
+    /// (or `reset` when they are no longer kept); a new one starts at the newest event (`ready`).
+    private func startStream(_ response: Response, request: Request, events: EventHub, started: Clock.Instant) {
+        isStream = true
+        disarmDeadline()
+        input = []
+        loop.log.metrics.eventClients.wrappingAdd(1, ordering: .relaxed)
+        // Idle is normal for a stream: only a client that stops taking what is written is cut off.
+        var idle = timeval(tv_sec: loop.configuration.timeoutSeconds, tv_usec: 0)
+        bufferevent_set_timeouts(bufferevent, nil, &idle)
+        var body = Array("retry: 2000\n\n".utf8)
+        let newest = events.lastID
+        if let text = request.headers["Last-Event-ID"], let after = Int64(text.split(separator: " ").first ?? ""), after <= newest {
+            if let missed = events.events(after: after) {
+                for event in missed { body += event.bytes }
+                lastEventID = missed.last?.id ?? after
+            } else {
+                body += ServerEvent(id: newest, name: "reset", data: "{}").bytes
+                lastEventID = newest
+            }
+        } else {
+            body += ServerEvent(id: newest, name: "ready", data: "{}").bytes
+            lastEventID = newest
+        }
+        write(response.streamHead(date: loop.date) + body)
+        loop.addStream(self)
+        loop.log.record(peer: peer, method: request.method.name, target: request.target, status: 200, bytes: 0, started: started)
+    }
+
+    /// Writes `bytes` (the events after `lastEventID`, or nil when they are no longer kept) and
+    /// moves the stream on to `upTo`.
+    func push(_ bytes: [UInt8]?, upTo newest: Int64) {
+        guard isStream, !isClosed else { return }
+        lastEventID = newest
+        write(bytes ?? ServerEvent(id: newest, name: "reset", data: "{}").bytes)
+    }
+
+    func pushHeartbeat() {
+        guard isStream, !isClosed else { return }
+        write(Array(": keep-alive\n\n".utf8))
+    }
+
+    /// Straight to the socket when nothing is queued, else behind what is; a client that has
+    /// let too much pile up is dropped.
+    private func write(_ bytes: [UInt8]) {
+        let output = bufferevent_get_output(bufferevent)
+        guard evbuffer_get_length(output) < Self.maxUnsentStreamBytes else {
+            close()
+            return
+        }
+        var sent = 0
+        if evbuffer_get_length(output) == 0 {
+            sent = Self.send(bytes, [], to: bufferevent_getfd(bufferevent))
+        }
+        if sent < bytes.count {
+            bytes.withUnsafeBytes { _ = evbuffer_add(output, $0.baseAddress! + sent, $0.count - sent) }
         }
     }
 

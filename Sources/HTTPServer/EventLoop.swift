@@ -24,6 +24,11 @@ final class EventLoop {
     private var mailListener: OpaquePointer?
     private let mail: MailShared?
     private var mailSessions: [UInt64: MailConnection] = [:]
+    /// The hub whose events this loop writes to its event streams, and those streams.
+    let events: EventHub?
+    private var streams: [UInt64: Connection] = [:]
+    private var listening: UInt64?
+    private var heartbeat: OpaquePointer?
     /// Where SMTP sessions on this loop read their bytes: one at a time, as the loop runs them.
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
     private var nextSerial: UInt64 = 0
@@ -41,7 +46,7 @@ final class EventLoop {
         socket: Int32, configuration: ServerConfiguration, handler: @escaping Handler,
         mayWait: @escaping WaitPredicate = { $0.method == .post },
         errorPage: @escaping ErrorHandler, log: AccessLog, housekeeping: Housekeeping? = nil,
-        mail: (socket: Int32, shared: MailShared)? = nil
+        events: EventHub? = nil, mail: (socket: Int32, shared: MailShared)? = nil
     ) throws(ServerError) {
         guard let base = event_base_new() else { throw ServerError(description: "event_base_new failed") }
         self.base = base
@@ -55,6 +60,7 @@ final class EventLoop {
         self.log = log
         self.housekeeping = housekeeping
         self.mail = mail?.shared
+        self.events = events
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         // Backlog 0: the socket is already listening.
@@ -79,6 +85,16 @@ final class EventLoop {
             Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().deliverReplies()
         }, context)
         replies.attach(wake: wakeEvent)
+        if let events {
+            let replies = replies
+            listening = events.listen { replies.post(.events) }
+            heartbeat = event_new(base, -1, Int16(EV_PERSIST), { _, _, context in
+                guard let context else { return }
+                Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().beat()
+            }, context)
+            var interval = timeval(tv_sec: max(configuration.heartbeatSeconds, 1), tv_usec: 0)
+            if let heartbeat { event_add(heartbeat, &interval) }
+        }
         if let housekeeping {
             housekeepingTimer = event_new(base, -1, Int16(EV_PERSIST), { _, _, context in
                 guard let context else { return }
@@ -99,6 +115,8 @@ final class EventLoop {
     }
 
     deinit {
+        if let listening { events?.stopListening(listening) }
+        if let heartbeat { event_free(heartbeat) }
         for connection in Array(connections.values) { connection.close() }
         for session in Array(mailSessions.values) { session.close() }
         replies.close()
@@ -146,12 +164,39 @@ final class EventLoop {
             switch handback {
             case .answer(let answer): connections[answer.serial]?.deliver(answer)
             case .stored(let serial, let outcome): mailSessions[serial]?.stored(outcome)
+            case .events: pushEvents()
             }
         }
     }
 
+    /// A connection whose answer is an event stream: from now on it is written every event.
+    func addStream(_ connection: Connection) {
+        streams[connection.serial] = connection
+    }
+
+    /// Writes the events each stream has not had yet. Streams that stand at the same event
+    /// share one copy of what follows it.
+    private func pushEvents() {
+        guard let events, !streams.isEmpty else { return }
+        let last = events.lastID
+        var prepared: [Int64: [UInt8]?] = [:]
+        for stream in Array(streams.values) where stream.lastEventID < last {
+            let from = stream.lastEventID
+            if prepared[from] == nil {
+                prepared[from] = events.events(after: from).map { $0.flatMap(\.bytes) }
+            }
+            stream.push(prepared[from] ?? nil, upTo: last)
+        }
+    }
+
+    /// A comment line on every stream: the client's and any proxy's sign of life.
+    private func beat() {
+        for stream in Array(streams.values) { stream.pushHeartbeat() }
+    }
+
     func closed(_ connection: Connection) {
         connections[connection.serial] = nil
+        streams[connection.serial] = nil
         if isStopping && connections.isEmpty && mailSessions.isEmpty { event_base_loopexit(base, nil) }
     }
 
@@ -233,6 +278,8 @@ struct Answer: Sendable {
 enum Handback: Sendable {
     case answer(Answer)
     case stored(serial: UInt64, outcome: DeliveryOutcome)
+    /// The hub has a new event for the streams.
+    case events
 }
 
 /// The hand-over from worker threads to a loop: a queue and an event that wakes the loop.

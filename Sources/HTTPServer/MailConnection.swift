@@ -1,5 +1,6 @@
 import Glibc
 import SMTP
+import Synchronization
 private import CLibevent
 
 /// One SMTP client connection on an event loop. The `Session` value decides every reply; this
@@ -310,8 +311,10 @@ final class MailConnection {
         isStoring = false
         switch outcome {
         case .stored(let name):
+            shared.metrics.smtpMessagesAccepted.wrappingAdd(1, ordering: .relaxed)
             send(session.delivered(as: name))
         case .refused(let reply):
+            shared.metrics.smtpMessagesRefused.wrappingAdd(1, ordering: .relaxed)
             _ = session.notDelivered()
             send(reply)
         }
@@ -329,6 +332,8 @@ final class MailConnection {
 
     /// Adds a reply to those going out at the end of this turn (see `flush`).
     private func send(_ reply: Reply) {
+        // 552: a message refused for its size, announced (MAIL SIZE=) or read.
+        if reply.code == 552 { shared.metrics.smtpMessagesRefused.wrappingAdd(1, ordering: .relaxed) }
         unsent += reply.bytes
     }
 

@@ -1,3 +1,4 @@
+import HTTP
 import SMTP
 import Synchronization
 
@@ -67,24 +68,27 @@ public struct MailService: Sendable {
 final class MailShared: Sendable {
     let service: MailService
     let tls: TLSContext?
-    private let open = Atomic<Int>(0)
+    let metrics: Metrics
 
-    init(service: MailService, tls: TLSContext?) {
+    init(service: MailService, tls: TLSContext?, metrics: Metrics) {
         self.service = service
         self.tls = tls
+        self.metrics = metrics
     }
 
-    /// Counts a new session in; false (and nothing counted) when the limit is reached.
+    /// Counts a new session in; false (and counted as refused) when the limit is reached.
     func admit() -> Bool {
-        let now = open.wrappingAdd(1, ordering: .relaxed).newValue
+        let now = metrics.smtpOpenSessions.wrappingAdd(1, ordering: .relaxed).newValue
         guard now <= service.configuration.maxConnections else {
-            open.wrappingSubtract(1, ordering: .relaxed)
+            metrics.smtpOpenSessions.wrappingSubtract(1, ordering: .relaxed)
+            metrics.smtpSessionsRefused.wrappingAdd(1, ordering: .relaxed)
             return false
         }
+        metrics.smtpSessions.wrappingAdd(1, ordering: .relaxed)
         return true
     }
 
     func leave() {
-        open.wrappingSubtract(1, ordering: .relaxed)
+        metrics.smtpOpenSessions.wrappingSubtract(1, ordering: .relaxed)
     }
 }

@@ -16,6 +16,7 @@ public final class Server: Sendable {
     private let errorPage: ErrorHandler
     private let log: AccessLog
     private let housekeeping: Housekeeping?
+    private let events: EventHub?
     private let mayWait: WaitPredicate
     private let state = Locked(State())
 
@@ -28,9 +29,11 @@ public final class Server: Sendable {
     /// Binds the listening sockets at once, so a busy port is reported before anything runs.
     /// `errorPage` renders refusals such as 414 or 431; by default a plain page of the server's own.
     /// `housekeeping` runs on the first loop, between its requests. Requests for which `mayWait`
-    /// holds (by default every POST) are answered on worker threads, never on a loop.
+    /// holds (by default every POST) are answered on worker threads, never on a loop. What the
+    /// server does is counted in `metrics`.
     public init(
-        configuration: ServerConfiguration, logRequests: Bool = true, housekeeping: Housekeeping? = nil,
+        configuration: ServerConfiguration, logRequests: Bool = true, metrics: Metrics = Metrics(),
+        events: EventHub? = nil, housekeeping: Housekeeping? = nil,
         mayWait: @escaping WaitPredicate = { $0.method == .post }, mail service: MailService? = nil,
         errorPage: @escaping ErrorHandler = ErrorPage.response(for:), handler: @escaping Handler
     ) throws(ServerError) {
@@ -48,7 +51,7 @@ public final class Server: Sendable {
                 for fd in sockets { close(fd) }
                 throw error
             }
-            self.mail = MailShared(service: service, tls: tls)
+            self.mail = MailShared(service: service, tls: tls, metrics: metrics)
         } else {
             self.mailSockets = []
             self.mailPort = nil
@@ -59,7 +62,8 @@ public final class Server: Sendable {
         self.sockets = sockets
         self.handler = handler
         self.errorPage = errorPage
-        self.log = AccessLog(isEnabled: logRequests)
+        self.log = AccessLog(isEnabled: logRequests, metrics: metrics)
+        self.events = events
         self.housekeeping = housekeeping
         self.mayWait = mayWait
     }
@@ -73,7 +77,7 @@ public final class Server: Sendable {
             let mailSocket = index < mailSockets.count ? mailSockets[index] : nil
             let job = LoopJob(
                 socket: socket, mail: mail.flatMap { shared in mailSocket.map { ($0, shared) } }, configuration: configuration, handler: handler, mayWait: mayWait, errorPage: errorPage,
-                log: log, housekeeping: index == 0 ? housekeeping : nil,
+                log: log, housekeeping: index == 0 ? housekeeping : nil, events: events,
                 onReady: { stopper in
                     self.state.withLock { $0.stoppers.append(stopper) }
                     ready.signal()
@@ -116,12 +120,13 @@ private final class LoopJob: @unchecked Sendable {
     let errorPage: ErrorHandler
     let log: AccessLog
     let housekeeping: Housekeeping?
+    let events: EventHub?
     let onReady: @Sendable (LoopStopper) -> Void
     let onFailure: @Sendable (ServerError) -> Void
 
     init(
         socket: Int32, mail: (socket: Int32, shared: MailShared)?, configuration: ServerConfiguration, handler: @escaping Handler, mayWait: @escaping WaitPredicate,
-        errorPage: @escaping ErrorHandler, log: AccessLog, housekeeping: Housekeeping?,
+        errorPage: @escaping ErrorHandler, log: AccessLog, housekeeping: Housekeeping?, events: EventHub?,
         onReady: @escaping @Sendable (LoopStopper) -> Void, onFailure: @escaping @Sendable (ServerError) -> Void
     ) {
         self.socket = socket
@@ -132,6 +137,7 @@ private final class LoopJob: @unchecked Sendable {
         self.errorPage = errorPage
         self.log = log
         self.housekeeping = housekeeping
+        self.events = events
         self.onReady = onReady
         self.onFailure = onFailure
     }
@@ -141,7 +147,7 @@ private final class LoopJob: @unchecked Sendable {
         do {
             loop = try EventLoop(
                 socket: socket, configuration: configuration, handler: handler, mayWait: mayWait, errorPage: errorPage,
-                log: log, housekeeping: housekeeping, mail: mail)
+                log: log, housekeeping: housekeeping, events: events, mail: mail)
         } catch {
             onFailure(error)
             return

@@ -14,6 +14,9 @@ public struct ServerConfiguration: Sendable {
     public var maxHeaderCount: Int
     /// Seconds a connection may sit idle or trickle a request before it is closed.
     public var timeoutSeconds: Int
+    /// Seconds between the comments written to idle event streams, so proxies and the client
+    /// see the connection is alive (and a dead one is noticed).
+    public var heartbeatSeconds: Int = 15
 
     public init(
         host: String = "127.0.0.1",

@@ -30,6 +30,8 @@ public final class Store: @unchecked Sendable {
     /// The revision of the last commit, raised only once it is durable: a read that starts after
     /// loading it sees at least that commit.
     private let committed: Atomic<Int64>
+    /// Told each new revision once it is durable, in order, under the writer's lock.
+    private let commitObservers = Mutex<[@Sendable (Int64) -> Void]>([])
 
     /// Opens or creates the file, takes its lock for as long as this store is open, and brings
     /// its schema up to date.
@@ -88,6 +90,12 @@ public final class Store: @unchecked Sendable {
         timer.resume()
     }
 
+    /// Calls `observer` with every revision committed from now on, as soon as it is durable, on
+    /// the committing thread (while the next commit waits: it must be quick).
+    public func observeCommits(_ observer: @escaping @Sendable (Int64) -> Void) {
+        commitObservers.withLock { $0.append(observer) }
+    }
+
     /// The revision of the last durable commit (see `Transaction.stamp`).
     public var revision: Int64 { committed.load(ordering: .acquiring) }
 
@@ -119,7 +127,11 @@ public final class Store: @unchecked Sendable {
                 }
                 return result
             }
-            if let made { committed.store(made, ordering: .releasing) }
+            if let made {
+                committed.store(made, ordering: .releasing)
+                // Still under the writer's lock, so observers hear the revisions in order.
+                for observer in commitObservers.withLock({ $0 }) { observer(made) }
+            }
             return result
         }
     }

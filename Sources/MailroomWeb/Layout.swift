@@ -14,6 +14,8 @@ enum Layout {
                 meta(.name("color-scheme"), .content("light dark"))
                 title(pageTitle)
                 link(.rel("stylesheet"), .href(Paths.stylesheet))
+                // The optional script: every page works the same without it (see Public/app.js).
+                element("script", [Attribute("src", Paths.script), .boolean("defer")]) { "" }
             }
             body(.class(bodyClass)) {
                 a(.class("skip-link"), .href("#content")) { "Skip to content" }

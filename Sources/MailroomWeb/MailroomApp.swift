@@ -19,10 +19,19 @@ public final class MailroomApp: Sendable {
     let security: SecurityPolicy
     /// The password gate, when Mailroom was started with a password.
     let signIn: SignIn?
+    /// What scripts send as `Authorization: Bearer …` to pass the password gate on `/metrics`
+    /// and the API; nil when there is none.
+    let apiToken: String?
+    /// What the server and the app count, for `/metrics`.
+    public let metrics = Metrics()
     /// Rows a list page shows at a time.
     let pageSize: Int
     let rowCache = RowCache()
     let commits = GroupCommit()
+    /// Wakes `wait` calls after each commit.
+    let commitWatch = CommitWatch()
+    /// Announces each commit to the live lists (`GET /events`); the server writes the events.
+    public let events: EventHub
     let pageCache = PageCache()
     let sliceCache = SliceCache()
     /// The mailboxes and their counts as of a revision: every request names a mailbox, and
@@ -38,32 +47,36 @@ public final class MailroomApp: Sendable {
 
     public convenience init(
         store: Store, publicFolder: String, now: @escaping @Sendable () -> Int64,
-        security: SecurityPolicy, signIn: SignIn? = nil, pageSize: Int = MailroomApp.defaultPageSize,
-        beforeCommit: BeforeCommit? = nil
+        security: SecurityPolicy, signIn: SignIn? = nil, apiToken: String? = nil,
+        pageSize: Int = MailroomApp.defaultPageSize, beforeCommit: BeforeCommit? = nil
     ) {
         self.init(store: store, ownedFile: nil, publicFolder: publicFolder, now: now, security: security,
-                  signIn: signIn, pageSize: pageSize, beforeCommit: beforeCommit)
+                  signIn: signIn, apiToken: apiToken, pageSize: pageSize, beforeCommit: beforeCommit)
     }
 
     private init(
         store: Store, ownedFile: String?, publicFolder: String, now: @escaping @Sendable () -> Int64,
-        security: SecurityPolicy, signIn: SignIn?, pageSize: Int, beforeCommit: BeforeCommit?
+        security: SecurityPolicy, signIn: SignIn?, apiToken: String? = nil, pageSize: Int, beforeCommit: BeforeCommit?
     ) {
         self.store = store
         self.ownedFile = ownedFile
         self.security = security
         self.signIn = signIn
+        self.apiToken = apiToken.flatMap { $0.isEmpty ? nil : $0 }
         self.pageSize = min(max(pageSize, Self.pageSizes.lowerBound), Self.pageSizes.upperBound)
         self.beforeCommit = beforeCommit
         self.files = StaticFiles(root: publicFolder, headers: SecurityHeaders.fields)
         self.now = now
+        self.events = EventHub(lastID: store.revision)
+        store.observeCommits { [weak self] revision in self?.committed(revision) }
     }
 
     /// An app over a new store in a temporary file that holds `library`, with no security
     /// checks unless given; the file goes when the app does. For tests and tools.
     public convenience init(
         library: Library, publicFolder: String, now: @escaping @Sendable () -> Int64,
-        security: SecurityPolicy = .off, signIn: SignIn? = nil, pageSize: Int = 500, beforeCommit: BeforeCommit? = nil
+        security: SecurityPolicy = .off, signIn: SignIn? = nil, apiToken: String? = nil, pageSize: Int = 500,
+        beforeCommit: BeforeCommit? = nil
     ) throws(StoreError) {
         let path = "/tmp/mailroom-app-\(UInt64.random(in: 0...UInt64.max)).sqlite"
         let store = try Store(path: path)
@@ -73,7 +86,7 @@ public final class MailroomApp: Sendable {
             throw error as? StoreError ?? .failed("\(error)")
         }
         self.init(store: store, ownedFile: path, publicFolder: publicFolder, now: now, security: security,
-                  signIn: signIn, pageSize: pageSize, beforeCommit: beforeCommit)
+                  signIn: signIn, apiToken: apiToken, pageSize: pageSize, beforeCommit: beforeCommit)
     }
 
     /// An app whose Inbox holds `mailbox`'s messages, with no security checks.
@@ -196,6 +209,7 @@ public final class MailroomApp: Sendable {
                 }
                 try beforeCommit?()
             }
+            metrics.countCommit(changes: batch.count)
         } catch {
             let failure = HTTPError(
                 .internalServerError, "Mailroom could not save this change, so nothing was changed. (\(error))")
@@ -208,6 +222,7 @@ public final class MailroomApp: Sendable {
     /// opening a message, which marks it read. A server answers these off its event loops.
     public func mayStore(_ request: Request) -> Bool {
         request.method == .post || (request.method == .get && request.path.hasPrefix("/messages/"))
+            || request.path == Self.apiPrefix + "wait"
     }
 
     /// The page for a request refused before routing, such as one over the server's limits.
@@ -219,6 +234,12 @@ public final class MailroomApp: Sendable {
 
     public func respond(to request: Request) -> Response {
         var response: Response
+        if request.method == .post { metrics.posts.wrappingAdd(1, ordering: .relaxed) }
+        if Self.isAPI(request) {
+            response = respondToAPI(request)
+            SecurityHeaders.apply(to: &response)
+            return response
+        }
         // The token check and the route both read a post's form: decode it once.
         let request = request.method == .post ? request.decodingForm() : request
         do throws(HTTPError) {
@@ -235,7 +256,8 @@ public final class MailroomApp: Sendable {
         let isRead = request.method == .get || request.method == .head
         let isPost = request.method == .post
         let route = Route(path: request.path)
-        if let signIn, route.needsSignIn, signIn.session(of: request, now: now()) == nil {
+        if let signIn, route.needsSignIn, signIn.session(of: request, now: now()) == nil,
+           !(route.takesToken && carriesAPIToken(request)) {
             return .seeOther(Paths.signIn(next: request.path + (request.query.isEmpty ? "" : "?" + request.query.urlEncoded)))
         }
         switch route {
@@ -247,6 +269,16 @@ public final class MailroomApp: Sendable {
             return try signOutPost(request)
         case .root where isRead:
             return .redirect(.found, to: Paths.inbox)
+        case .health where isRead:
+            return health()
+        case .metrics where isRead:
+            return metricsPage()
+        case .health, .metrics:
+            throw methodNotAllowed(allow: "GET, HEAD")
+        case .events where isRead:
+            return Self.eventStream
+        case .events:
+            throw methodNotAllowed(allow: "GET")
         case .mailboxes where isRead:
             return showMailboxes(request)
         case .mailboxes where isPost:
@@ -287,12 +319,40 @@ public final class MailroomApp: Sendable {
         case .mailbox, .message:
             throw methodNotAllowed(allow: "GET, HEAD, POST")
         case .other:
-            guard let file = files.response(for: request.path, ifNoneMatch: request.headers["If-None-Match"]) else {
+            guard let file = files.response(
+                for: request.path, ifNoneMatch: request.headers["If-None-Match"],
+                ifModifiedSince: request.headers["If-Modified-Since"]) else {
                 throw HTTPError(.notFound, "There is no page at this address.")
             }
             guard isRead else { throw methodNotAllowed(allow: "GET, HEAD") }
             return file
         }
+    }
+
+    /// An API request: refused as a form would be (another site, another Host), then behind the
+    /// password unless it carries the API token or a signed-in session's cookie.
+    private func respondToAPI(_ request: Request) -> Response {
+        if let refusal = security.refusal(for: request, isAPI: true) { return Self.apiError(refusal) }
+        if let signIn, signIn.session(of: request, now: now()) == nil, !carriesAPIToken(request) {
+            return Self.apiError(HTTPError(
+                Status(code: 401, reason: "Unauthorized"),
+                apiToken == nil
+                    ? "Mailroom has a password: sign in, or start it with --api-token-file and send Authorization: Bearer."
+                    : "Mailroom has a password: send Authorization: Bearer with the API token.",
+                headers: ["WWW-Authenticate": "Bearer"]))
+        }
+        return api(request)
+    }
+
+    /// Whether `request` says `Authorization: Bearer` with the API token (compared in constant time).
+    func carriesAPIToken(_ request: Request) -> Bool {
+        guard let apiToken, let field = request.headers["Authorization"] else { return false }
+        let words = field.split(separator: " ", maxSplits: 1)
+        guard words.count == 2, words[0].lowercased() == "bearer" else { return false }
+        let given = Array(words[1].utf8), wanted = Array(apiToken.utf8)
+        var difference = given.count ^ wanted.count
+        for index in wanted.indices { difference |= Int(wanted[index] ^ (index < given.count ? given[index] : 0)) }
+        return difference == 0
     }
 
     private func methodNotAllowed(allow: String) -> HTTPError {
@@ -310,6 +370,7 @@ public final class MailroomApp: Sendable {
 /// Where a path leads, before the method is considered.
 private enum Route {
     case root, mailboxes, emptyTrash, signIn, signOut
+    case health, metrics, events
     case mailbox(Substring)
     case deleteMailbox(Substring)
     case message(Substring)
@@ -325,6 +386,9 @@ private enum Route {
         case (1, ""): self = .root
         case (1, "signin"): self = .signIn
         case (1, "signout"): self = .signOut
+        case (1, "healthz"): self = .health
+        case (1, "metrics"): self = .metrics
+        case (1, "events"): self = .events
         case (1, "mailboxes"): self = .mailboxes
         case (2, "mailboxes"): self = .mailbox(segments[1])
         case (3, "mailboxes") where segments[1] == "trash" && segments[2] == "empty": self = .emptyTrash
@@ -339,8 +403,16 @@ private enum Route {
     /// Everything but the sign-in page itself and static files sits behind the password.
     var needsSignIn: Bool {
         switch self {
-        case .signIn, .other: false
+        case .signIn, .other, .health: false
         default: true
+        }
+    }
+
+    /// Where a script may pass the password gate with the API token instead of signing in.
+    var takesToken: Bool {
+        switch self {
+        case .metrics: true
+        default: false
         }
     }
 }

@@ -6,6 +6,7 @@ enum Paths {
     static let inbox = "/mailboxes/inbox"
     static let mailboxes = "/mailboxes"
     static let stylesheet = "/style.css"
+    static let script = "/app.js"
     static let emptyTrash = "/mailboxes/trash/empty"
     static let signOut = "/signout"
 

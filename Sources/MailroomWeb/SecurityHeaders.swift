@@ -3,8 +3,8 @@ import HTTP
 /// Headers every response carries, so no page can be framed, sniffed or made to run foreign code.
 enum SecurityHeaders {
     static let contentSecurityPolicy =
-        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
-        + "frame-ancestors 'none'; base-uri 'none'"
+        "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; "
+        + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     /// The message page when it frames a mail's HTML: the same, with frames from Mailroom itself.
     static let framingPolicy = contentSecurityPolicy + "; frame-src 'self'"

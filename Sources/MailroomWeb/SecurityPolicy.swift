@@ -26,12 +26,15 @@ public struct SecurityPolicy: Sendable {
     }
 
     /// Why `request` is refused before routing, or nil when it may proceed.
-    func refusal(for request: Request) -> HTTPError? {
+    /// API requests (`isAPI`) carry JSON, which no other site can post without asking first,
+    /// instead of the form token.
+    func refusal(for request: Request, isAPI: Bool = false) -> HTTPError? {
         let host = request.headers["Host"] ?? ""
         guard request.headers.values(for: "Host").count <= 1 else {
             return HTTPError(.badRequest, "The request names more than one Host.")
         }
-        if let allowedHosts {
+        if let allowedHosts, !(host.isEmpty && request.minorVersion == 0) {
+            // HTTP/1.0 has no Host header; browsers, whose pages rebinding would use, always send one.
             guard !host.isEmpty else { return HTTPError(.badRequest, "The request has no Host header.") }
             guard allowedHosts.contains(Self.hostName(host)) else {
                 // A page that rebinds its own DNS name to this machine still sends its own name.
@@ -49,7 +52,7 @@ public struct SecurityPolicy: Sendable {
                 return HTTPError(.forbidden, "This form came from another site, so nothing was changed.")
             }
         }
-        if let formToken {
+        if let formToken, !isAPI {
             let sent: String?
             do {
                 sent = try request.form()["csrf"]

@@ -9,6 +9,7 @@ struct Options {
     var databasePath = "mailroom.sqlite"
     var allowedHosts: [String] = []
     var passwordFile: String?
+    var apiTokenFile: String?
     var samples = true
     var pageSize = 50
     var logRequests = true
@@ -42,6 +43,8 @@ struct Options {
           --allowed-host NAME   also answer to this Host name (repeatable); others get 403
           --password-file PATH  require this file's first line as a password (or set MAILROOM_PASSWORD);
                                 sessions last 7 days and end when Mailroom restarts
+          --api-token-file PATH  with a password, scripts pass it on /metrics and /api/ by sending
+                                'Authorization: Bearer' and this file's first line (or set MAILROOM_API_TOKEN)
           --port N              port to listen on, 0 for any free port (default 8080)
           --threads N           event loops, one per core (default: the number of cores)
           --db PATH             SQLite database file, created if missing (default mailroom.sqlite)
@@ -54,6 +57,7 @@ struct Options {
           --max-headers BYTES   largest set of header fields accepted (default 16384; more is 431)
           --max-header-count N  most header fields accepted (default 100; more is 431)
           --timeout SECONDS     idle or slow connections are closed after this (default 30)
+          --heartbeat SECONDS   a comment on each live-list event stream this often (default 15)
 
         Mail in (SMTP):
           --smtp-port N         port for SMTP, 0 turns it off (default 2525)
@@ -96,6 +100,7 @@ struct Options {
             case "--host": options.server.host = try value(for: flag)
             case "--allowed-host": options.allowedHosts.append(try value(for: flag))
             case "--password-file": options.passwordFile = try value(for: flag)
+            case "--api-token-file": options.apiTokenFile = try value(for: flag)
             case "--port": options.server.port = try number(for: flag, in: 0...65535)
             case "--threads": options.server.threads = try number(for: flag, in: 1...256)
             case "--public": options.publicFolder = try value(for: flag)
@@ -108,6 +113,7 @@ struct Options {
             case "--max-header-count": options.server.maxHeaderCount = try number(for: flag, in: 10...10_000)
             case "--max-headers": options.server.maxHeaderBytes = try number(for: flag, in: 1_024...(1 << 20))
             case "--timeout": options.server.timeoutSeconds = try number(for: flag, in: 1...3_600)
+            case "--heartbeat": options.server.heartbeatSeconds = try number(for: flag, in: 1...3_600)
             case "--smtp-port": options.smtpPort = try number(for: flag, in: 0...65535)
             case "--smtp-host": options.smtpHost = try value(for: flag)
             case "--max-message-size": options.smtpLimits.maxMessageBytes = try number(for: flag, in: 1_024...(1 << 30))

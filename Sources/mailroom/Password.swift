@@ -7,24 +7,35 @@ enum Password {
     }
 
     static func configured(file: String?) throws(Problem) -> String? {
+        try secret(file: file, variable: "MAILROOM_PASSWORD", naming: "password file")
+    }
+
+    /// The API token scripts send as `Authorization: Bearer …`: `--api-token-file`'s first line
+    /// or MAILROOM_API_TOKEN.
+    static func apiToken(file: String?) throws(Problem) -> String? {
+        try secret(file: file, variable: "MAILROOM_API_TOKEN", naming: "API token file")
+    }
+
+    /// A file's first line, or else the variable's value; nil when neither gives one.
+    private static func secret(file: String?, variable: String, naming: String) throws(Problem) -> String? {
         if let file {
             guard let handle = fopen(file, "r") else {
-                throw Problem(description: "cannot read the password file \(file): \(String(cString: strerror(errno)))")
+                throw Problem(description: "cannot read the \(naming) \(file): \(String(cString: strerror(errno)))")
             }
             defer { fclose(handle) }
             var line: UnsafeMutablePointer<CChar>?
             var capacity = 0
             defer { free(line) }
             guard getline(&line, &capacity, handle) > 0, let line else {
-                throw Problem(description: "the password file \(file) is empty")
+                throw Problem(description: "the \(naming) \(file) is empty")
             }
-            let password = String(cString: line).trimmingTrailingNewlines
-            guard !password.isEmpty else { throw Problem(description: "the password file \(file) is empty") }
-            return password
+            let secret = String(cString: line).trimmingTrailingNewlines
+            guard !secret.isEmpty else { throw Problem(description: "the \(naming) \(file) is empty") }
+            return secret
         }
-        if let value = getenv("MAILROOM_PASSWORD") {
-            let password = String(cString: value)
-            return password.isEmpty ? nil : password
+        if let value = getenv(variable) {
+            let secret = String(cString: value)
+            return secret.isEmpty ? nil : secret
         }
         return nil
     }

@@ -70,8 +70,10 @@ do {
 }
 
 let password: String?
+let apiToken: String?
 do {
     password = try Password.configured(file: options.passwordFile)
+    apiToken = try Password.apiToken(file: options.apiTokenFile)
 } catch {
     Console.error(error.description)
     exit(1)
@@ -93,6 +95,7 @@ let app = MailroomApp(
         allowedHosts: HostNames.allowed(bindingTo: options.server.host, extra: options.allowedHosts),
         formToken: formToken),
     signIn: password.map { SignIn(password: $0, log: { Console.out($0) }) },
+    apiToken: apiToken,
     pageSize: options.pageSize)
 
 let mail: MailService?
@@ -106,7 +109,7 @@ do {
 let server: Server
 do {
     server = try Server(
-        configuration: options.server, logRequests: options.logRequests,
+        configuration: options.server, logRequests: options.logRequests, metrics: app.metrics, events: app.events,
         housekeeping: Housekeeping(everySeconds: 1) { Memory.handBackUnused() }, mayWait: app.mayStore(_:),
         mail: mail, errorPage: app.response(for:), handler: app.respond(to:))
     try server.start()

@@ -105,7 +105,7 @@ struct RequestParserTests {
         ("POST /upload HTTP/1.1\r\nHost: mail.example\r\nTransfer-Encoding: chunked\r\n\r\n"
             + "5;name=value\r\nhello\r\nB;x;y=\"q\"\r\n, the world\r\n0;last\r\nX-Checksum: abc\r\nX-Other: 1\r\n\r\n",
          "hello, the world"),
-        ("POST /lf HTTP/1.1\nHost: a\nTransfer-Encoding: chunked\n\n3\nabc\n0\n\n", "abc"),
+        ("POST /lf HTTP/1.1\nHost: a\nTransfer-Encoding: chunked\n\n3\r\nabc\r\n0\r\n\r\n", "abc"),
         // Header fields of exactly the byte limit: no prefix may be refused for its size.
         ("GET / HTTP/1.1\r\nHost: a\r\nX: " + String(repeating: "v", count: 242) + "\r\n\r\n", ""),
         // A target of exactly the address limit.
@@ -206,7 +206,6 @@ struct RequestParserTests {
         ("1\r\na\r\n1\r\nb\r\n1\r\nc\r\n0\r\n\r\n", "abc"),
         ("5;a=1;b=\"two\"\r\nhello\r\n0;end\r\n\r\n", "hello"),
         ("5\r\nhello\r\n0\r\nX-Trailer: 1\r\nY: 2\r\n\r\n", "hello"),
-        ("5\nhello\n0\n\n", "hello"),
         ("5\r\nhe\r\nl\r\n0\r\n\r\n", "he\r\nl"),
     ])
     func chunkedBodiesAreDecoded(chunks: String, body: String) throws {
@@ -422,6 +421,16 @@ struct RequestParserTests {
         Refusal("size with a space inside", "1 0\r\n", 400),
         Refusal("size line too long", String(repeating: "0", count: 2_000), 400),
         Refusal("data longer than its size", "3\r\nhello\r\n0\r\n\r\n", 400),
+        // RFC 9112 7.1: the chunked coding's lines end in CRLF; a bare LF there is how a request
+        // is smuggled past a proxy that reads it differently.
+        Refusal("size line ended by a bare LF", "5\nhello\r\n0\r\n\r\n", 400),
+        Refusal("size line with an extension ended by a bare LF", "5;a=1\nhello\r\n0\r\n\r\n", 400),
+        Refusal("last chunk ended by a bare LF", "5\r\nhello\r\n0\n\r\n", 400),
+        Refusal("data ended by a bare LF", "5\r\nhello\n0\r\n\r\n", 400),
+        Refusal("data ended by a bare CR", "5\r\nhello\r0\r\n\r\n", 400),
+        Refusal("trailer ended by a bare LF", "5\r\nhello\r\n0\r\nX: 1\n\r\n", 400),
+        Refusal("empty line after the trailers a bare LF", "5\r\nhello\r\n0\r\n\n", 400),
+        Refusal("every line ended by a bare LF", "5\nhello\n0\n\n", 400),
         Refusal("data longer than its size, unfinished", "3\r\nhello", 400),
         Refusal("one chunk over the limit, no data yet", "41\r\n", 413),
         Refusal("a huge size, no data yet", "FFFFFFFFFFFFFFFFFFFFFFFF\r\n", 413),

@@ -26,6 +26,9 @@ import Testing
                     RequestBytes.post(form, contentLength: "\(length), \(length)"), [400]),
         HostileCase("a chunk size that is not hexadecimal",
                     RequestBytes.post(Array("zz\r\n".utf8) + form + Array("\r\n0\r\n\r\n".utf8), extra: ["Transfer-Encoding: chunked"]), [400]),
+        HostileCase("a chunk-size line ended by a bare LF (RFC 9112 7.1)",
+                    RequestBytes.post(Array(String(form.count, radix: 16).utf8) + [10] + form + Array("\r\n0\r\n\r\n".utf8),
+                                      extra: ["Transfer-Encoding: chunked"]), [400]),
     ]
 
     @Test(arguments: cases)

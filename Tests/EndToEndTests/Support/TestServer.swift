@@ -31,13 +31,17 @@ final class TestServer {
 
     /// A server over a whole library in a store of its own, with `threads` event loops;
     /// `beforeCommit` runs inside every commit.
-    init(library: Library, threads: Int = 2, pageSize: Int = 500, beforeCommit: BeforeCommit? = nil) throws {
+    init(
+        library: Library, threads: Int = 2, pageSize: Int = 500, heartbeatSeconds: Int = 15, beforeCommit: BeforeCommit? = nil
+    ) throws {
         let app = try MailroomApp(
             library: library, publicFolder: PackageLocation.publicFolder, now: { TestServer.now }, pageSize: pageSize,
             beforeCommit: beforeCommit)
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, threads: threads)
+        configuration.heartbeatSeconds = heartbeatSeconds
         let server = try Server(
-            configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: threads),
-            logRequests: false, mayWait: app.mayStore(_:), handler: app.respond(to:))
+            configuration: configuration, logRequests: false, metrics: app.metrics, events: app.events,
+            mayWait: app.mayStore(_:), handler: app.respond(to:))
         try server.start()
         self.app = app
         self.server = server

@@ -1,0 +1,42 @@
+import Synchronization
+
+/// What a running Mailroom counts for `/metrics`: the server side (responses, SMTP sessions and
+/// messages, live-list listeners) and the application side (posts and commits). One instance is
+/// shared by the server and the app; every counter only goes up, except the gauges.
+public final class Metrics: Sendable {
+    private let statuses = Mutex<[Int: Int]>([:])
+    public let posts = Atomic<Int>(0)
+    public let commits = Atomic<Int>(0)
+    /// Changes (posts and messages) in all commits so far, and how they fell into batches.
+    public let committedChanges = Atomic<Int>(0)
+    private let batchSizes = Mutex<[Int]>(Array(repeating: 0, count: Metrics.batchBounds.count + 1))
+    public let smtpSessions = Atomic<Int>(0)
+    public let smtpSessionsRefused = Atomic<Int>(0)
+    public let smtpOpenSessions = Atomic<Int>(0)
+    public let smtpMessagesAccepted = Atomic<Int>(0)
+    public let smtpMessagesRefused = Atomic<Int>(0)
+    /// Clients following a live list right now.
+    public let eventClients = Atomic<Int>(0)
+
+    /// The upper bounds of the commit-size histogram's buckets (and then +Inf).
+    public static let batchBounds = [1, 2, 4, 8, 16, 32, 64, 128]
+
+    public init() {}
+
+    public func countResponse(status: Int) {
+        statuses.withLock { $0[status, default: 0] += 1 }
+    }
+
+    /// Responses sent so far, by status code.
+    public var responses: [Int: Int] { statuses.withLock { $0 } }
+
+    public func countCommit(changes: Int) {
+        commits.wrappingAdd(1, ordering: .relaxed)
+        committedChanges.wrappingAdd(changes, ordering: .relaxed)
+        let bucket = Self.batchBounds.firstIndex { changes <= $0 } ?? Self.batchBounds.count
+        batchSizes.withLock { $0[bucket] += 1 }
+    }
+
+    /// Commits by size, per bucket (not cumulative): one count per bound, then the rest.
+    public var commitSizes: [Int] { batchSizes.withLock { $0 } }
+}

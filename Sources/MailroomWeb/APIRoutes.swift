@@ -1,0 +1,431 @@
+import Dispatch
+import HTTP
+import MailroomCore
+import MailroomMail
+import MailroomStore
+import Synchronization
+
+/// `/api/v1/`: JSON for CI jobs and scripts. The same store, query grammar and exactness rules
+/// as the pages: a list is read in keyset pages, and an action "by query" touches only what
+/// matched at the revision the caller names (as "Select all N" does), never what arrived since.
+///
+/// Every answer is JSON, errors included (`{"error": "...", "status": 404}`). Reading a message
+/// here never marks it read; `POST /api/v1/messages/read` does.
+extension MailroomApp {
+    static let apiPrefix = "/api/v1/"
+    /// The most `wait` calls that may be waiting at once; each holds a worker thread.
+    static let maximumWaits = 32
+    /// The longest a `wait` may ask to wait, in seconds.
+    static let maximumWaitSeconds = 300
+
+    static func isAPI(_ request: Request) -> Bool {
+        request.path.hasPrefix("/api/")
+    }
+
+    /// Answers an API request, its errors as JSON.
+    func api(_ request: Request) -> Response {
+        do throws(HTTPError) {
+            return try apiRoute(request)
+        } catch {
+            return Self.apiError(error)
+        }
+    }
+
+    static func apiError(_ error: HTTPError) -> Response {
+        var response = json(.object([("error", .string(error.message)), ("status", .int(error.status.code))]), status: error.status)
+        for (name, value) in error.headers.sorted(by: { $0.key < $1.key }) { response.headers.set(name, value) }
+        return response
+    }
+
+    static func json(_ value: JSON, status: Status = .ok) -> Response {
+        var response = Response(status: status, headers: Headers([("Content-Type", "application/json")]),
+                                body: Array((value.text + "\n").utf8))
+        response.headers.set("Cache-Control", "no-store")
+        return response
+    }
+
+    private func apiRoute(_ request: Request) throws(HTTPError) -> Response {
+        guard request.path.hasPrefix(Self.apiPrefix) else {
+            throw HTTPError(.notFound, "The API lives under \(Self.apiPrefix).")
+        }
+        let segments = request.path.dropFirst(Self.apiPrefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        let isRead = request.method == .get || request.method == .head
+        let isPost = request.method == .post
+        switch (segments.count, segments.first) {
+        case (1, "mailboxes"):
+            guard isRead else { throw Self.apiMethodNotAllowed("GET, HEAD") }
+            return Self.json(.object([("mailboxes", .array(try mailboxes().map(Self.mailboxJSON)))]))
+        case (1, "messages"):
+            guard isRead else { throw Self.apiMethodNotAllowed("GET, HEAD") }
+            return try apiList(request)
+        case (1, "wait"):
+            guard isRead else { throw Self.apiMethodNotAllowed("GET, HEAD") }
+            return try apiWait(request)
+        case (2, "messages") where APIAction(rawValue: String(segments[1])) != nil:
+            guard isPost, let action = APIAction(rawValue: String(segments[1])) else { throw Self.apiMethodNotAllowed("POST") }
+            return try apiAct(action, request)
+        case (2, "messages"):
+            guard isRead else { throw Self.apiMethodNotAllowed("GET, HEAD") }
+            return try apiMessage(try Self.apiID(segments[1]))
+        case (3, "messages") where segments[2] == "raw":
+            guard isRead else { throw Self.apiMethodNotAllowed("GET, HEAD") }
+            return try downloadRawMail(try Self.apiID(segments[1]))
+        case (4, "messages") where segments[2] == "parts":
+            guard isRead else { throw Self.apiMethodNotAllowed("GET, HEAD") }
+            guard let part = Int(segments[3]), part >= 0 else { throw HTTPError(.notFound, "There is no part “\(segments[3])”.") }
+            return try downloadMailPart(try Self.apiID(segments[1]), part: part)
+        default:
+            throw HTTPError(.notFound, "There is no API endpoint at \(request.path).")
+        }
+    }
+
+    private static func apiMethodNotAllowed(_ allow: String) -> HTTPError {
+        HTTPError(.methodNotAllowed, "This endpoint takes \(allow).", headers: ["Allow": allow])
+    }
+
+    private static func apiID(_ text: Substring) throws(HTTPError) -> MessageID {
+        guard let id = MessageID(String(text)) else { throw HTTPError(.notFound, "There is no message “\(text)”.") }
+        return id
+    }
+
+    // MARK: Reading
+
+    /// `GET /api/v1/messages?mailbox=inbox&q=…&limit=50&below=KEY`: one page, newest first.
+    private func apiList(_ request: Request) throws(HTTPError) -> Response {
+        let box = try apiMailbox(request.query["mailbox"] ?? "inbox")
+        let limit = try Self.apiInteger(request.query["limit"], field: "limit", default: 50, range: 1...500)
+        let text = request.query["q"] ?? ""
+        let query = try Self.apiQuery(text)
+        let place: PagePlace
+        if let below = request.query["below"] {
+            guard let key = Int64(below) else { throw HTTPError(.badRequest, "“below” must be a whole number (a page's next key).") }
+            place = .below(key)
+        } else {
+            place = .top
+        }
+        let slice = try reading { reader throws(StoreError) in
+            if let query { return try reader.search(query, in: box, from: place, limit: limit) }
+            return try reader.page(of: box, from: place, limit: limit)
+        }
+        var next: JSON = .null
+        if slice.hasOlder, let last = slice.keys.last {
+            var fields = [("mailbox", box.slug)]
+            if !text.isEmpty { fields.append(("q", text)) }
+            fields += [("limit", "\(limit)"), ("below", "\(last)")]
+            next = .string(Self.apiPrefix + "messages?" + FormData(fields).urlEncoded)
+        }
+        return Self.json(.object([
+            ("mailbox", .string(box.slug)),
+            ("q", .string(text)),
+            ("revision", .number(slice.revision)),
+            ("total", .int(slice.total)),
+            ("total_is_at_least", .bool(slice.totalIsAtLeast)),
+            ("messages", .array(slice.rows.map { Self.summaryJSON($0, mailbox: box) })),
+            ("next", next),
+        ]))
+    }
+
+    /// `GET /api/v1/messages/ID`: everything about one message.
+    private func apiMessage(_ id: MessageID) throws(HTTPError) -> Response {
+        Self.json(try messageJSON(id))
+    }
+
+    func messageJSON(_ id: MessageID) throws(HTTPError) -> JSON {
+        let (found, details) = try reading { reader throws(StoreError) in (try reader.message(id), try reader.mailDetails(id)) }
+        guard let found else { throw HTTPError(.notFound, "There is no message \(id); it may have been deleted.") }
+        var members: [(String, JSON)]
+        guard case .object(let summary) = Self.summaryJSON(found.message, mailbox: found.mailbox) else { return .null }
+        members = summary
+        members.append(("text", .string(found.message.body)))
+        guard let details else {
+            members.append(("mailed", .bool(false)))
+            return .object(members)
+        }
+        let raw = try rawBytes(details, of: id)
+        let link = Self.apiPrefix + "messages/\(id)"
+        members += [
+            ("mailed", .bool(true)),
+            ("html", .optional(details.html)),
+            ("from_header", .string(details.fromHeader)),
+            ("to", .string(details.toHeader)),
+            ("cc", .string(details.ccHeader)),
+            ("envelope", .object([("from", .string(details.envelopeFrom)), ("to", .array(details.envelopeTo.map(JSON.string)))])),
+            ("message_id", .optional(details.messageID)),
+            ("sent_at", .optional(details.sentAt.map(Formatting.iso8601))),
+            ("size", .int(details.size)),
+            ("peer", .string(details.peer)),
+            ("headers", .string(MailSection.headerBlock(of: raw))),
+            ("attachments", .array(details.attachments.map { attachment in
+                .object([
+                    ("part", .int(attachment.part)), ("name", .optional(attachment.name)), ("type", .string(attachment.type)),
+                    ("size", .int(attachment.size)), ("content_id", .optional(attachment.contentID)),
+                    ("url", .string(link + "/parts/\(attachment.part)")),
+                ])
+            })),
+            ("raw", .string(link + "/raw")),
+        ]
+        return .object(members)
+    }
+
+    static func summaryJSON(_ message: Message, mailbox: MailboxID) -> JSON {
+        .object([
+            ("id", .number(message.id.rawValue)),
+            ("mailbox", .string(mailbox.slug)),
+            ("subject", .string(message.subject)),
+            ("from", .string(message.author)),
+            ("date", .string(Formatting.iso8601(message.createdAt))),
+            ("unread", .bool(message.isUnread)),
+            ("flagged", .bool(message.isFlagged)),
+            ("preview", .string(Formatting.preview(message.body))),
+        ])
+    }
+
+    static func mailboxJSON(_ mailbox: MailboxSummary) -> JSON {
+        .object([("id", .string(mailbox.id.slug)), ("name", .string(mailbox.name)),
+                 ("total", .int(mailbox.count)), ("unread", .int(mailbox.unreadCount))])
+    }
+
+    private func apiMailbox(_ slug: String) throws(HTTPError) -> MailboxID {
+        guard let id = MailboxID(slug: Substring(slug)), try mailboxes()[id] != nil else {
+            throw HTTPError(.notFound, "There is no mailbox “\(slug)”.")
+        }
+        return id
+    }
+
+    private static func apiQuery(_ text: String) throws(HTTPError) -> SearchQuery? {
+        guard !text.isEmpty else { return nil }
+        do {
+            let query = try SearchQuery(text)
+            return query.isEmpty ? nil : query
+        } catch {
+            throw HTTPError(.badRequest, "The search could not be run: \(error.message)")
+        }
+    }
+
+    private static func apiInteger(_ text: String?, field: String, default value: Int, range: ClosedRange<Int>) throws(HTTPError) -> Int {
+        guard let text else { return value }
+        guard let number = Int(text), range.contains(number) else {
+            throw HTTPError(.badRequest, "“\(field)” must be a whole number from \(range.lowerBound) to \(range.upperBound).")
+        }
+        return number
+    }
+
+    // MARK: Changing
+
+    /// `POST /api/v1/messages/ACTION` with the JSON `{"ids": [1, 2]}`, or `{"q": "…", "mailbox":
+    /// "inbox", "revision": R}` (or `"all": true` for a whole mailbox).
+    private func apiAct(_ action: APIAction, _ request: Request) throws(HTTPError) -> Response {
+        let target = try APITarget(request)
+        let outcome: (changed: Int, gone: Int)
+        switch target {
+        case .ids(let ids):
+            outcome = try perform { transaction throws(HTTPError) in
+                // Each id is acted on in the mailbox it is in now; ids not found are counted as gone.
+                var byMailbox: [MailboxID: [MessageID]] = [:]
+                var gone = 0
+                for id in ids {
+                    if let box = try ListCommand.reading({ () throws(StoreError) in try transaction.mailbox(of: id) }) {
+                        byMailbox[box, default: []].append(id)
+                    } else {
+                        gone += 1
+                    }
+                }
+                var changed = 0
+                for (box, ids) in byMailbox.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                    let (_, notice) = try action.command.apply(
+                        to: transaction, in: box, state: ListState(mode: .active, selection: ids), pageSize: pageSize)
+                    changed += notice?.count ?? 0
+                    gone += notice?.gone ?? 0
+                }
+                return (changed, gone)
+            }
+        case .query(let text, let slug, let revision):
+            let box = try apiMailbox(slug)
+            let asOf = revision ?? store.revision
+            var state = ListState(mode: .active, allAsOf: asOf)
+            state.search = text
+            if text.isEmpty == false { _ = try Self.apiQuery(text) }
+            outcome = try perform { transaction throws(HTTPError) in
+                let (_, notice) = try action.command.apply(to: transaction, in: box, state: state, pageSize: pageSize)
+                return (notice?.count ?? 0, notice?.gone ?? 0)
+            }
+        }
+        return Self.json(.object([
+            ("action", .string(action.rawValue)), ("changed", .int(outcome.changed)), ("gone", .int(outcome.gone)),
+            ("revision", .number(store.revision)),
+        ]))
+    }
+
+    // MARK: Waiting
+
+    /// `GET /api/v1/wait?q=…&timeout=10[&mailbox=inbox][&after=ID]`: the newest message that
+    /// matches `q` (in any mailbox but Trash, or in `mailbox`), as soon as there is one: at once
+    /// when one already exists, else when the commit that brings one is durable; 408 at the
+    /// timeout. `after` leaves out messages with ids up to it (mail from before the test).
+    private func apiWait(_ request: Request) throws(HTTPError) -> Response {
+        let text = request.query["q"] ?? ""
+        guard let query = try Self.apiQuery(text) else {
+            throw HTTPError(.badRequest, "wait needs a search in “q”, such as q=to:alice@example.test.")
+        }
+        let seconds = try Self.apiInteger(request.query["timeout"], field: "timeout", default: 10, range: 0...Self.maximumWaitSeconds)
+        var after: Int64 = 0
+        if let text = request.query["after"] {
+            guard let id = Int64(text) else { throw HTTPError(.badRequest, "“after” must be a message id.") }
+            after = id
+        }
+        let only = try request.query["mailbox"].map { slug throws(HTTPError) in try apiMailbox(slug) }
+        guard commitWatch.enter(limit: Self.maximumWaits) else {
+            throw HTTPError(.serviceUnavailable, "Too many waits at once (\(Self.maximumWaits)); try again shortly.")
+        }
+        defer { commitWatch.leave() }
+        let deadline = DispatchTime.now() + .seconds(seconds)
+        while true {
+            let seen = store.revision
+            if let found = try newestMatch(query, in: only, after: after) {
+                return Self.json(try messageJSON(found))
+            }
+            guard commitWatch.wait(beyond: seen, revision: { store.revision }, until: deadline) else {
+                throw HTTPError(Status(code: 408, reason: "Request Timeout"),
+                                "No message matching “\(text)” arrived within \(seconds) seconds.")
+            }
+        }
+    }
+
+    private func newestMatch(_ query: SearchQuery, in only: MailboxID?, after: Int64) throws(HTTPError) -> MessageID? {
+        try reading { reader throws(StoreError) -> MessageID? in
+            var boxes: [MailboxID]
+            if let only {
+                boxes = [only]
+            } else {
+                boxes = try reader.mailboxes().map(\.id).filter { $0 != .trash }
+            }
+            var best: MessageID?
+            for box in boxes {
+                let newest = try reader.search(query, in: box, from: .top, limit: 1).rows.first?.id
+                if let newest, newest.rawValue > after, newest.rawValue > (best?.rawValue ?? 0) { best = newest }
+            }
+            return best
+        }
+    }
+}
+
+/// What `POST /api/v1/messages/ACTION` can do, as the toolbar's buttons do it.
+enum APIAction: String {
+    case read, unread, flag, unflag, delete
+
+    var command: ListCommand {
+        switch self {
+        case .read: .markRead
+        case .unread: .markUnread
+        case .flag: .flag
+        case .unflag: .unflag
+        // To Trash, or out of Trash for good, as Delete does on the page.
+        case .delete: .removeSelected(.delete)
+        }
+    }
+}
+
+/// Which messages an API action names: ids, or a query as of a revision.
+enum APITarget {
+    case ids([MessageID])
+    case query(String, mailbox: String, revision: Int64?)
+
+    init(_ request: Request) throws(HTTPError) {
+        let type = request.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: " \t").lowercased() ?? ""
+        guard type == "application/json" else {
+            // A form could be posted here by any site; JSON makes a browser ask first (CORS),
+            // which Mailroom never allows.
+            throw HTTPError(.unsupportedMediaType, "Send the body as JSON, with Content-Type: application/json.")
+        }
+        let body: JSON
+        do {
+            body = try JSON.parse(request.body)
+        } catch {
+            throw HTTPError(.badRequest, error.message)
+        }
+        guard case .object = body else { throw HTTPError(.badRequest, "The body must be a JSON object.") }
+        if let ids = body["ids"] {
+            guard case .array(let values) = ids else { throw HTTPError(.badRequest, "“ids” must be an array of message ids.") }
+            var found: [MessageID] = []
+            for value in values {
+                guard case .number(let id) = value, id > 0 else { throw HTTPError(.badRequest, "“ids” must hold message ids (whole numbers).") }
+                found.append(MessageID(id))
+            }
+            self = try Self.checked(ids: found)
+            return
+        }
+        let revision: Int64?
+        switch body["revision"] {
+        case nil, .null?: revision = nil
+        case .number(let value)?: revision = value
+        default: throw HTTPError(.badRequest, "“revision” must be a whole number.")
+        }
+        var text = ""
+        switch body["q"] {
+        case nil, .null?: break
+        case .string(let value)?: text = value
+        default: throw HTTPError(.badRequest, "“q” must be a string.")
+        }
+        var mailbox = "inbox"
+        switch body["mailbox"] {
+        case nil, .null?: break
+        case .string(let value)?: mailbox = value
+        default: throw HTTPError(.badRequest, "“mailbox” must be a mailbox's id, such as \"inbox\".")
+        }
+        self = try Self.checked(query: text, mailbox: mailbox, revision: revision, all: body["all"] == .bool(true))
+    }
+
+    private static func checked(ids: [MessageID]) throws(HTTPError) -> APITarget {
+        guard !ids.isEmpty else { throw HTTPError(.badRequest, "“ids” is empty: name at least one message.") }
+        guard ids.count <= 100_000 else { throw HTTPError(.contentTooLarge, "At most 100,000 ids at once; use a query for more.") }
+        return .ids(ids)
+    }
+
+    private static func checked(query: String, mailbox: String, revision: Int64?, all: Bool) throws(HTTPError) -> APITarget {
+        // A whole mailbox only when asked for in so many words: a query left out by mistake
+        // must not delete everything.
+        guard !query.isEmpty || all else {
+            throw HTTPError(.badRequest, "Name the messages: “ids”, a search in “q”, or \"all\": true for the whole mailbox.")
+        }
+        return .query(query, mailbox: mailbox, revision: revision)
+    }
+}
+
+/// Lets `wait` calls sleep until the next commit instead of polling.
+final class CommitWatch: Sendable {
+    private let sleepers = Mutex<[ObjectIdentifier: DispatchSemaphore]>([:])
+    private let waiting = Atomic<Int>(0)
+
+    /// Counts a waiter in; false when `limit` are waiting already.
+    func enter(limit: Int) -> Bool {
+        guard waiting.wrappingAdd(1, ordering: .relaxed).newValue <= limit else {
+            waiting.wrappingSubtract(1, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    func leave() {
+        waiting.wrappingSubtract(1, ordering: .relaxed)
+    }
+
+    /// Called after every durable commit: wakes every sleeper.
+    func committed() {
+        sleepers.withLock { sleepers in
+            for sleeper in sleepers.values { sleeper.signal() }
+        }
+    }
+
+    /// Sleeps until the store's revision passes `seen` (true) or `deadline` passes (false).
+    func wait(beyond seen: Int64, revision: () -> Int64, until deadline: DispatchTime) -> Bool {
+        let sleeper = DispatchSemaphore(value: 0)
+        let key = ObjectIdentifier(sleeper)
+        sleepers.withLock { $0[key] = sleeper }
+        defer { sleepers.withLock { $0[key] = nil } }
+        while true {
+            // Checked after joining the sleepers: a commit between the two still wakes this one.
+            if revision() > seen { return true }
+            if sleeper.wait(timeout: deadline) == .timedOut { return revision() > seen }
+        }
+    }
+}

@@ -1,0 +1,270 @@
+/// A JSON value: what the API writes, and reads from a request body (RFC 8259).
+enum JSON: Equatable, Sendable {
+    case null
+    case bool(Bool)
+    case number(Int64)
+    case string(String)
+    case array([JSON])
+    /// Keys in the order written, so answers read the same every time.
+    case object([(String, JSON)])
+
+    static func == (lhs: JSON, rhs: JSON) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.number(let a), .number(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        default: false
+        }
+    }
+
+    subscript(key: String) -> JSON? {
+        guard case .object(let members) = self else { return nil }
+        return members.last { $0.0 == key }?.1
+    }
+
+    static func int(_ value: Int) -> JSON { .number(Int64(value)) }
+
+    static func optional(_ value: String?) -> JSON { value.map(JSON.string) ?? .null }
+
+    // MARK: Writing
+
+    var text: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    private func write(to out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let value): out += value ? "true" : "false"
+        case .number(let value): out += String(value)
+        case .string(let value): Self.quote(value, into: &out)
+        case .array(let values):
+            out += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { out += "," }
+                value.write(to: &out)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { out += "," }
+                Self.quote(key, into: &out)
+                out += ":"
+                value.write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    /// A string in quotes, with what JSON requires escaped, and `<` too (so an answer shown
+    /// as HTML by mistake cannot open a tag).
+    private static func quote(_ text: String, into out: inout String) {
+        out += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "<": out += "\\u003c"
+            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+
+    // MARK: Reading
+
+    struct ParseError: Error, Equatable {
+        let message: String
+    }
+
+    /// Reads one JSON text; numbers must be whole (the API has no others). Nesting deeper than
+    /// 64 levels is refused, so no body can exhaust the stack.
+    static func parse(_ bytes: [UInt8]) throws(ParseError) -> JSON {
+        var reader = Reader(bytes: bytes)
+        reader.skipSpace()
+        let value = try reader.value(depth: 0)
+        reader.skipSpace()
+        guard reader.index == bytes.count else { throw reader.error("unexpected text after the value") }
+        return value
+    }
+
+    private struct Reader {
+        let bytes: [UInt8]
+        var index = 0
+
+        func error(_ what: String) -> ParseError {
+            ParseError(message: "JSON: \(what) at byte \(index)")
+        }
+
+        mutating func skipSpace() {
+            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        }
+
+        mutating func value(depth: Int) throws(ParseError) -> JSON {
+            guard depth < 64 else { throw error("nesting too deep") }
+            guard index < bytes.count else { throw error("a value is missing") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"):
+                index += 1
+                var members: [(String, JSON)] = []
+                skipSpace()
+                if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(members)
+                }
+                while true {
+                    skipSpace()
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("a key is missing") }
+                    let key = try string()
+                    skipSpace()
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("“:” is missing") }
+                    index += 1
+                    skipSpace()
+                    members.append((key, try value(depth: depth + 1)))
+                    skipSpace()
+                    guard index < bytes.count else { throw error("“}” is missing") }
+                    if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                    guard bytes[index] == UInt8(ascii: "}") else { throw error("“,” or “}” is missing") }
+                    index += 1
+                    return .object(members)
+                }
+            case UInt8(ascii: "["):
+                index += 1
+                var values: [JSON] = []
+                skipSpace()
+                if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return .array(values)
+                }
+                while true {
+                    skipSpace()
+                    values.append(try value(depth: depth + 1))
+                    skipSpace()
+                    guard index < bytes.count else { throw error("“]” is missing") }
+                    if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                    guard bytes[index] == UInt8(ascii: "]") else { throw error("“,” or “]” is missing") }
+                    index += 1
+                    return .array(values)
+                }
+            case UInt8(ascii: "\""):
+                return .string(try string())
+            case UInt8(ascii: "t"): return try word("true", .bool(true))
+            case UInt8(ascii: "f"): return try word("false", .bool(false))
+            case UInt8(ascii: "n"): return try word("null", .null)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return .number(try number())
+            default:
+                throw error("unexpected character")
+            }
+        }
+
+        mutating func word(_ text: StaticString, _ value: JSON) throws(ParseError) -> JSON {
+            let expected = text.withUTF8Buffer { Array($0) }
+            guard index + expected.count <= bytes.count, Array(bytes[index..<(index + expected.count)]) == expected else {
+                throw error("unexpected word")
+            }
+            index += expected.count
+            return value
+        }
+
+        mutating func number() throws(ParseError) -> Int64 {
+            let start = index
+            if bytes[index] == UInt8(ascii: "-") { index += 1 }
+            let digits = index
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            guard index > digits else { throw error("a number has no digits") }
+            guard !(bytes[digits] == UInt8(ascii: "0") && index - digits > 1) else { throw error("a number starts with 0") }
+            if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) {
+                throw error("only whole numbers are taken")
+            }
+            guard let value = Int64(String(decoding: bytes[start..<index], as: UTF8.self)) else {
+                throw error("a number is too large")
+            }
+            return value
+        }
+
+        mutating func string() throws(ParseError) -> String {
+            index += 1  // the opening quote
+            var scalars = String.UnicodeScalarView()
+            var run = index
+            func flush(_ end: Int) {
+                scalars.append(contentsOf: String(decoding: bytes[run..<end], as: UTF8.self).unicodeScalars)
+            }
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    flush(index)
+                    index += 1
+                    return String(scalars)
+                }
+                guard byte >= 0x20 else { throw error("a control character in a string") }
+                guard byte == UInt8(ascii: "\\") else {
+                    index += 1
+                    continue
+                }
+                flush(index)
+                index += 1
+                guard index < bytes.count else { break }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""): scalars.append("\"")
+                case UInt8(ascii: "\\"): scalars.append("\\")
+                case UInt8(ascii: "/"): scalars.append("/")
+                case UInt8(ascii: "b"): scalars.append("\u{8}")
+                case UInt8(ascii: "f"): scalars.append("\u{C}")
+                case UInt8(ascii: "n"): scalars.append("\n")
+                case UInt8(ascii: "r"): scalars.append("\r")
+                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "u"):
+                    var code = try hex4()
+                    if (0xD800...0xDBFF).contains(code) {
+                        // A surrogate pair: the low half must follow.
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                            throw error("a lone surrogate")
+                        }
+                        index += 2
+                        let low = try hex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw error("a lone surrogate") }
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let scalar = Unicode.Scalar(code) else { throw error("a lone surrogate") }
+                    scalars.append(scalar)
+                default:
+                    throw error("an unknown escape")
+                }
+                run = index
+            }
+            throw error("a string is not closed")
+        }
+
+        mutating func hex4() throws(ParseError) -> UInt32 {
+            guard index + 4 <= bytes.count else { throw error("a \\u escape is cut short") }
+            var value: UInt32 = 0
+            for byte in bytes[index..<(index + 4)] {
+                let digit: UInt32
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a")) + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A")) + 10
+                default: throw error("a \\u escape is not hexadecimal")
+                }
+                value = value * 16 + digit
+            }
+            index += 4
+            return value
+        }
+    }
+}

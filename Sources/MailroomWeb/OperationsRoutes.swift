@@ -1,0 +1,142 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import HTTP
+import MailroomCore
+import MailroomStore
+import Synchronization
+
+/// `/healthz` and `/metrics`: for a service manager, a load balancer and Prometheus.
+extension MailroomApp {
+    /// 200 when the database answers a read, 503 when it does not. Never behind the password:
+    /// it says nothing but whether Mailroom works.
+    func health() -> Response {
+        do {
+            let revision = try reading { reader throws(StoreError) in try reader.revision() }
+            var response = Response(text: "ok\nrevision \(revision)\n")
+            response.headers.set("Cache-Control", "no-store")
+            return response
+        } catch {
+            var response = Response(status: .serviceUnavailable, text: "unavailable\n\(error.message)\n")
+            response.headers.set("Cache-Control", "no-store")
+            return response
+        }
+    }
+
+    /// The counters in Prometheus's text format (version 0.0.4).
+    func metricsPage() -> Response {
+        var text = MetricsText()
+        let responses = metrics.responses.sorted { $0.key < $1.key }
+        text.family("mailroom_http_responses_total", "counter", "HTTP responses sent, by status code.")
+        for (code, count) in responses { text.sample("mailroom_http_responses_total", ["code": "\(code)"], count) }
+        text.family("mailroom_posts_total", "counter", "Form posts received.")
+        text.sample("mailroom_posts_total", [:], metrics.posts.load(ordering: .relaxed))
+        text.family("mailroom_commits_total", "counter", "Durable commits; each holds the posts and messages that arrived together.")
+        text.sample("mailroom_commits_total", [:], metrics.commits.load(ordering: .relaxed))
+        text.family("mailroom_commit_changes", "histogram", "Changes (posts and messages) per commit.")
+        var cumulative = 0
+        let sizes = metrics.commitSizes
+        for (index, bound) in Metrics.batchBounds.enumerated() {
+            cumulative += sizes[index]
+            text.sample("mailroom_commit_changes_bucket", ["le": "\(bound)"], cumulative)
+        }
+        cumulative += sizes[Metrics.batchBounds.count]
+        text.sample("mailroom_commit_changes_bucket", ["le": "+Inf"], cumulative)
+        text.sample("mailroom_commit_changes_sum", [:], metrics.committedChanges.load(ordering: .relaxed))
+        text.sample("mailroom_commit_changes_count", [:], cumulative)
+        text.family("mailroom_smtp_sessions_total", "counter", "SMTP sessions admitted.")
+        text.sample("mailroom_smtp_sessions_total", [:], metrics.smtpSessions.load(ordering: .relaxed))
+        text.family("mailroom_smtp_sessions_refused_total", "counter", "SMTP sessions turned away at the connection limit.")
+        text.sample("mailroom_smtp_sessions_refused_total", [:], metrics.smtpSessionsRefused.load(ordering: .relaxed))
+        text.family("mailroom_smtp_sessions_open", "gauge", "SMTP sessions connected now.")
+        text.sample("mailroom_smtp_sessions_open", [:], metrics.smtpOpenSessions.load(ordering: .relaxed))
+        text.family("mailroom_smtp_messages_accepted_total", "counter", "Messages answered 250: stored durably.")
+        text.sample("mailroom_smtp_messages_accepted_total", [:], metrics.smtpMessagesAccepted.load(ordering: .relaxed))
+        text.family("mailroom_smtp_messages_refused_total", "counter", "Messages refused for their size or not stored.")
+        text.sample("mailroom_smtp_messages_refused_total", [:], metrics.smtpMessagesRefused.load(ordering: .relaxed))
+        text.family("mailroom_event_clients", "gauge", "Clients following a live list now.")
+        text.sample("mailroom_event_clients", [:], metrics.eventClients.load(ordering: .relaxed))
+        if let mailboxes = try? mailboxes() {
+            text.family("mailroom_messages", "gauge", "Messages in each mailbox.")
+            for mailbox in mailboxes { text.sample("mailroom_messages", ["mailbox": mailbox.id.slug], mailbox.count) }
+            text.family("mailroom_unread_messages", "gauge", "Unread messages in each mailbox.")
+            for mailbox in mailboxes {
+                text.sample("mailroom_unread_messages", ["mailbox": mailbox.id.slug], mailbox.unreadCount)
+            }
+        }
+        text.family("process_resident_memory_bytes", "gauge", "Resident memory of the Mailroom process.")
+        text.sample("process_resident_memory_bytes", [:], Self.residentBytes())
+        var response = Response(text: text.value)
+        response.headers.set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+        response.headers.set("Cache-Control", "no-store")
+        return response
+    }
+
+    /// Resident memory from /proc/self/statm (its second field, in pages); 0 where there is none.
+    static func residentBytes() -> Int {
+        guard let file = fopen("/proc/self/statm", "r") else { return 0 }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 128)
+        guard fgets(&line, Int32(line.count), file) != nil else { return 0 }
+        let fields = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}
+
+/// Prometheus's text exposition format, written line by line.
+struct MetricsText {
+    private(set) var value = ""
+
+    mutating func family(_ name: String, _ type: String, _ help: String) {
+        value += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+    }
+
+    mutating func sample(_ name: String, _ labels: [String: String], _ number: Int) {
+        let pairs = labels.sorted { $0.key < $1.key }.map { "\($0.key)=\"\(Self.escaped($0.value))\"" }
+        value += name + (pairs.isEmpty ? "" : "{" + pairs.joined(separator: ",") + "}") + " \(number)\n"
+    }
+
+    /// A label value with `\`, `"` and line feeds escaped, as the format asks.
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}
+
+/// `GET /events`: the live lists' stream (Server-Sent Events). One event per commit, named
+/// `change`, with the revision as its id and every mailbox's counts as its data; the server
+/// keeps the connection and writes them (see `EventHub`).
+extension MailroomApp {
+    static var eventStream: Response {
+        Response(status: .ok, headers: Headers([
+            ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"),
+        ]))
+    }
+
+    /// After each durable commit, on the committing thread: wakes `wait` and tells the lists.
+    /// The counts are read only while some list is listening; an event kept for a client that
+    /// resumes later says only its revision (the list asks for itself again either way).
+    func committed(_ revision: Int64) {
+        commitWatch.committed()
+        let listening = metrics.eventClients.load(ordering: .relaxed) > 0
+        events.publish(ServerEvent(id: revision, name: "change", data: changeData(revision, withCounts: listening).text))
+    }
+
+    func changeData(_ revision: Int64, withCounts: Bool) -> JSON {
+        guard withCounts else { return .object([("revision", .number(revision))]) }
+        let counts = (try? mailboxes()) ?? []
+        return .object([
+            ("revision", .number(revision)),
+            ("mailboxes", .array(counts.map(Self.mailboxJSON))),
+        ])
+    }
+}
