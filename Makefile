@@ -13,9 +13,9 @@ RUN_PACKAGES  := pkg-config libevent-dev libssl-dev libsqlite3-dev libgmime-3.0-
 BENCH_PACKAGES := $(RUN_PACKAGES) wrk nginx curl postfix
 # Java runs the Nu Html Checker, pip fetches it and axe-core (pinned wheels, nothing installed),
 # pdftotext reads the text Chromium paints (CSS counters are in no DOM or accessibility tree);
-# the sqlite3 shell checks files as another process would.
+# the sqlite3 shell checks files as another process would; w3m reads the pages as a text browser.
 TEST_PACKAGES := $(RUN_PACKAGES) chromium chromium-driver python3-selenium python3-pytest \
-                 python3-pip default-jre-headless poppler-utils sqlite3 swaks openssl
+                 python3-pip default-jre-headless poppler-utils sqlite3 swaks openssl w3m tzdata
 
 .PHONY: run build release test unit-test browser-test screenshots bench fuzz fuzz-http fuzz-smtp fuzz-mime deps test-deps bench-deps test-tools clean
 

@@ -193,23 +193,46 @@
     }
   }
 
-  if ('EventSource' in window && $('#mailboxes')) {
-    const events = new EventSource('/events');
+  // One stream per visible page. A browser opens at most six connections to a server over
+  // HTTP/1.1, and a stream holds one for as long as it is open: streams left open by pages in
+  // the back/forward cache or in background tabs would soon leave none for pages themselves.
+  // A hidden page lets go of its stream, and asks for itself again when it is shown.
+  let events = null;
+  let stale = false;
+
+  function connect() {
+    if (events || !('EventSource' in window) || !$('#mailboxes')) return;
+    events = new EventSource('/events');
     // A sign for tests and for the curious: the list is live from now on.
     events.addEventListener('open', () => { document.documentElement.dataset.live = 'open'; });
     events.addEventListener('error', () => { document.documentElement.dataset.live = 'reconnecting'; });
-    const changed = (event) => {
-      try { updateSidebar(JSON.parse(event.data).mailboxes || []); } catch { /* the page is refreshed anyway */ }
-      if (list && document.visibilityState !== 'hidden') refresh();
-      else if (list) stale = true;
-    };
-    let stale = false;
-    events.addEventListener('change', changed);
-    events.addEventListener('reset', () => { if (list) refresh(); });
-    document.addEventListener('visibilitychange', () => {
-      if (document.visibilityState === 'visible' && stale) { stale = false; refresh(); }
+    events.addEventListener('change', (event) => {
+      try { updateSidebar(JSON.parse(event.data).mailboxes || []); } catch { /* the page is asked for anyway */ }
+      if (list) refresh();
     });
+    events.addEventListener('reset', () => { if (list) refresh(); });
   }
+
+  function disconnect() {
+    if (!events) return;
+    events.close();
+    events = null;
+    stale = true;
+    document.documentElement.dataset.live = 'closed';
+  }
+
+  function resume() {
+    connect();
+    if (stale && list) refresh();
+    stale = false;
+  }
+
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible') resume(); else disconnect();
+  });
+  window.addEventListener('pagehide', disconnect);
+  window.addEventListener('pageshow', (event) => { if (event.persisted) resume(); });
+  if (document.visibilityState !== 'hidden') connect(); else stale = true;
 
   // MARK: The keyboard
 

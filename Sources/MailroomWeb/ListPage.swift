@@ -106,8 +106,11 @@ struct ListPage {
                     + "Narrow with from:, to:, subject:, is:unread, is:flagged, before:YYYY-MM-DD and after:YYYY-MM-DD."
             }
             nav(.class("filters"), .aria("label", "Filters")) {
+                // Spaces between the links: words in a text browser, nothing in the flex row.
                 filterLink("All", search: "", id: "filter-all")
+                " "
                 filterLink("Unread", search: "is:unread", id: "filter-unread")
+                " "
                 filterLink("Flagged", search: "is:flagged", id: "filter-flagged")
             }
             if let searchProblem {
@@ -228,6 +231,7 @@ struct ListPage {
             a(.class("row-link"), .href(Paths.message(message.id))) {
                 rowSummary(message)
             }
+            " "
             a(.class("row-delete"), .href(Paths.mailbox(mailbox.id, state.confirmingDelete(of: message.id))),
               .aria("label", "Delete “\(message.subject)”")) { "Delete" }
         }
@@ -254,8 +258,9 @@ struct ListPage {
         postForm(here, token: token, .id("edit-form")) {
             // The form's default button: Enter in the form only brings the page up to date with
             // the ticks, instead of pressing Select All, the first visible button.
+            // Empty, so a text browser (which shows hidden elements) has nothing to show either.
             button(.type(.submit), .name("action"), .value("update"), .hidden(), .aria("hidden", "true"), .id("action-update")) {
-                "Update"
+                ""
             }
             input(.type(.hidden), .name("mode"), .value("active"))
             placeFields

@@ -29,6 +29,8 @@ struct Sidebar {
             span(.class("mailbox-name")) { mailbox.name }
             if unread > 0 && mailbox.id != .trash {
                 // Read as "Inbox 4 unread"; a name on a plain span is not allowed (ARIA 1.2).
+                // The space separates the words in a text browser; flex layout drops it on screen.
+                " "
                 span(.class("unread-count")) { String(unread) }
                 span(.class("visually-hidden")) { " unread" }
             }

@@ -15,8 +15,8 @@ from conftest import make_driver
 AXE = (mailroom_server.TOOLS / "axe.min.js").read_text(encoding="utf-8")
 WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
-# Pages forbid scripts of their own (CSP), but WebDriver's injected scripts still run; axe then
-# runs asynchronously and hands back what it found.
+# Pages allow only Mailroom's own script (CSP), but WebDriver's injected scripts still run; axe
+# then runs asynchronously and hands back what it found.
 RUN_AXE = """
 const done = arguments[arguments.length - 1];
 axe.run(document, {runOnly: {type: "tag", values: arguments[0]}, resultTypes: ["violations", "incomplete"]})

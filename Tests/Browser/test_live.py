@@ -278,3 +278,18 @@ def test_times_are_shown_in_the_browsers_time_zone(server, chrome):
     now = datetime.now(timezone.utc).astimezone(ZoneInfo("Asia/Tokyo"))
     expected = local.strftime("%H:%M") if local.date() == now.date() else f"{local.strftime('%b')} {local.day}"
     assert time.text == expected
+
+
+def test_axe_finds_nothing_in_a_live_list_or_the_shortcuts(server, chrome):
+    from test_accessibility import run_axe
+    seed(server, NAMES[-4:])
+    chrome.get(server.url("/mailboxes/inbox?mode=active"))
+    click(chrome, box(chrome, "Message 02"))
+    live(chrome)
+    mail(server, "Arrived")
+    wait_for(chrome, lambda: "Arrived" in subjects(chrome), "the new mail arrives")
+    assert run_axe(chrome)["violations"] == []
+    unfocus(chrome)
+    keys(chrome, "?")
+    assert chrome.find_element(By.ID, "shortcuts").get_attribute("open") is not None
+    assert run_axe(chrome)["violations"] == []
