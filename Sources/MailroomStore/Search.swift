@@ -40,6 +40,16 @@ extension Reader {
         return slice
     }
 
+    /// The newest match of `query` in `box` with an id above `id` (the top one, for a search of
+    /// filters alone), or nil: one indexed step, for `wait`, which asks after every commit.
+    public func newestMatch(_ query: SearchQuery, in box: MailboxID, above id: Int64) throws(StoreError) -> MessageID? {
+        let (sql, values) = Self.matchSQL(query, in: box, columns: "m.id", extra: "m.id > ?", [.integer(id)])
+        let statement = try database.cached(sql + " ORDER BY \(Self.key(of: query)) DESC LIMIT 1")
+        try statement.bind(values)
+        defer { statement.reset() }
+        return try statement.step() ? MessageID(try statement.integer(at: 0)) : nil
+    }
+
     /// The ids of the matches of `query` in `box` that were there at `revision`, in the order of its pages:
     /// what "all N that match" selected on a page read at that revision means.
     public func ids(matching query: SearchQuery, in box: MailboxID, enteredBy revision: Int64) throws(StoreError) -> [MessageID] {

@@ -301,8 +301,8 @@ extension MailroomApp {
             }
             var best: MessageID?
             for box in boxes {
-                let newest = try reader.search(query, in: box, from: .top, limit: 1).rows.first?.id
-                if let newest, newest.rawValue > after, newest.rawValue > (best?.rawValue ?? 0) { best = newest }
+                let newest = try reader.newestMatch(query, in: box, above: after)
+                if let newest, newest.rawValue > (best?.rawValue ?? 0) { best = newest }
             }
             return best
         }

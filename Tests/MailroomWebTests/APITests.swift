@@ -79,6 +79,47 @@ import Testing
         #expect(download.body == raw)
     }
 
+    @Test func mailboxesWithTheirCounts() throws {
+        let answer = try json(try inbox.get("/api/v1/mailboxes"))
+        let boxes = try #require(answer["mailboxes"] as? [[String: Any]])
+        let inboxCounts = try #require(boxes.first { $0["id"] as? String == "inbox" })
+        #expect(inboxCounts["total"] as? Int == 3)
+        #expect(inboxCounts["unread"] as? Int == 3)
+        #expect(boxes.contains { $0["id"] as? String == "trash" })
+    }
+
+    @Test func anAttachmentDownloadsFromItsURL() throws {
+        let raw = Array("""
+            From: scanner@example.test\r
+            To: ops@example.test\r
+            Subject: Scan\r
+            MIME-Version: 1.0\r
+            Content-Type: multipart/mixed; boundary=b\r
+            \r
+            --b\r
+            Content-Type: text/plain\r
+            \r
+            See attached.\r
+            --b\r
+            Content-Type: text/plain; name=notes.txt\r
+            Content-Disposition: attachment; filename=notes.txt\r
+            \r
+            line one\r
+            --b--\r
+
+            """.utf8)
+        let id = try #require(try inbox.app.receiveMail(raw, from: "s@example.test", to: ["ops@example.test"], peer: "127.0.0.1").first)
+        let message = try json(try inbox.get("/api/v1/messages/\(id)"))
+        let attachment = try #require((message["attachments"] as? [[String: Any]])?.first)
+        #expect(attachment["name"] as? String == "notes.txt")
+        let download = try inbox.get(try #require(attachment["url"] as? String))
+        #expect(download.code == 200)
+        #expect(download.html.hasPrefix("line one"))
+        #expect(try inbox.get("/api/v1/messages/\(id)/parts/9").code == 404)
+        // A message posted through the page has no raw source.
+        #expect(try json(try inbox.get("/api/v1/messages/\(inbox.id("Alpha"))/raw"))["status"] as? Int == 404)
+    }
+
     @Test func actionsByIdsCountWhatWasGone() throws {
         let alpha = inbox.id("Alpha"), bravo = inbox.id("Bravo")
         let answer = try json(try post("/api/v1/messages/read", "{\"ids\": [\(alpha), \(bravo), 999999]}"))
