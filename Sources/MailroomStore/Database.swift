@@ -48,6 +48,35 @@ final class Database {
         }
     }
 
+    /// Copies the whole database into a new file at `destination` with SQLite's online backup,
+    /// in one step: one read transaction, so the copy is the database as of one commit, while
+    /// other connections (and processes) go on writing. The copy is synced before this returns.
+    func backup(to destination: String) throws(StoreError) {
+        var target: OpaquePointer?
+        let opened = sqlite3_open_v2(destination, &target, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        guard let target else { throw .cannotOpen(path: destination, reason: "SQLite could not allocate a connection") }
+        defer { sqlite3_close_v2(target) }
+        guard opened == SQLITE_OK else { throw .cannotOpen(path: destination, reason: Self.reason(target)) }
+        sqlite3_busy_timeout(target, 5_000)
+        guard let copy = sqlite3_backup_init(target, "main", handle, "main") else {
+            throw .sqlite(code: sqlite3_errcode(target), message: Self.reason(target), sql: nil)
+        }
+        var code: Int32
+        repeat {
+            code = sqlite3_backup_step(copy, -1)
+            // The source is busy only while another connection holds a lock it needs: wait.
+            if code == SQLITE_BUSY || code == SQLITE_LOCKED { sqlite3_sleep(10) }
+        } while code == SQLITE_OK || code == SQLITE_BUSY || code == SQLITE_LOCKED
+        let finished = sqlite3_backup_finish(copy)
+        guard code == SQLITE_DONE, finished == SQLITE_OK else {
+            throw .sqlite(code: code == SQLITE_DONE ? finished : code, message: Self.reason(target), sql: nil)
+        }
+        // The copy is a plain rollback-journal file, synced, that any SQLite can open.
+        guard sqlite3_exec(target, "PRAGMA journal_mode = DELETE", nil, nil, nil) == SQLITE_OK else {
+            throw .sqlite(code: sqlite3_errcode(target), message: Self.reason(target), sql: "PRAGMA journal_mode = DELETE")
+        }
+    }
+
     /// Runs one or more statements that bind nothing and return nothing the caller needs.
     func execute(_ sql: String) throws(StoreError) {
         try check(sqlite3_exec(handle, sql, nil, nil, nil), sql: sql)

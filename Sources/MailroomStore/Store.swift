@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import MailroomCore
 import Synchronization
 
@@ -14,6 +15,8 @@ public final class Store: @unchecked Sendable {
     public let isNew: Bool
     /// The schema version the file had before this open brought it up to date, when it did.
     public let migratedFrom: Int32?
+    /// Where the file was copied before that migration, when it was.
+    public let migrationBackup: String?
     private var lock: FileLock?
     // The connections live outside the locks (a Mutex holds only Sendable values); each lock
     // guards the property named after it.
@@ -36,8 +39,10 @@ public final class Store: @unchecked Sendable {
     /// Opens or creates the file, takes its lock for as long as this store is open, and brings
     /// its schema up to date.
     ///
-    /// Fails at once, with `.locked`, when another Mailroom has the file open.
-    public init(path: String) throws(StoreError) {
+    /// Fails at once, with `.locked`, when another Mailroom has the file open. With
+    /// `backingUpBeforeMigrating`, a file that needs a migration is first copied, as it is, to
+    /// `PATH.schema-N.backup` (see `migrationBackup`).
+    public init(path: String, backingUpBeforeMigrating: Bool = false) throws(StoreError) {
         self.path = path
         lock = try FileLock(path: path)
         let database = try Database(path: path)
@@ -47,6 +52,18 @@ public final class Store: @unchecked Sendable {
         let pending = try Schema.pendingMigrations(in: database)
         isNew = pending.first?.version == 1
         migratedFrom = pending.isEmpty || isNew ? nil : (pending.first?.version).map { $0 - 1 }
+        if backingUpBeforeMigrating, let old = migratedFrom {
+            var backup = "\(path).schema-\(old).backup"
+            var number = 1
+            while access(backup, F_OK) == 0 {
+                number += 1
+                backup = "\(path).schema-\(old).backup-\(number)"
+            }
+            try database.backup(to: backup)
+            migrationBackup = backup
+        } else {
+            migrationBackup = nil
+        }
         try database.execute("PRAGMA journal_mode = WAL")
         // FULL syncs the log at every commit: a committed change survives power loss.
         try database.execute("PRAGMA synchronous = FULL")
@@ -184,43 +201,84 @@ public final class Store: @unchecked Sendable {
         return value
     }
 
+    /// Copies the live database at `path` to `destination` (which must not exist yet) as of one
+    /// commit, while a running Mailroom goes on serving and committing: every change committed
+    /// before this began is in the copy. Opens no lock of Mailroom's and migrates nothing; a file
+    /// from a newer Mailroom is copied as it is.
+    public static func backup(path: String, to destination: String) throws(StoreError) {
+        guard access(path, F_OK) == 0 else { throw .cannotOpen(path: path, reason: "there is no such file") }
+        guard access(destination, F_OK) != 0 else {
+            throw .cannotOpen(path: destination, reason: "it exists already; Mailroom never writes over a file")
+        }
+        let source = try Database(path: path)
+        try source.setBusyTimeout(milliseconds: 5_000)
+        try source.backup(to: destination)
+    }
+
+    /// `integrityCheck` on the file at `path` without opening it as Mailroom does: no lock, no
+    /// migration, so it runs beside a Mailroom that is serving the file. A file of another
+    /// schema version is refused.
+    public static func check(path: String) throws(StoreError) -> String {
+        guard access(path, F_OK) == 0 else { throw .cannotOpen(path: path, reason: "there is no such file") }
+        let database = try Database(path: path)
+        try database.setBusyTimeout(milliseconds: 5_000)
+        let version = try database.userVersion
+        guard version == Schema.currentVersion else {
+            if version > Schema.currentVersion {
+                throw .newerSchema(path: path, found: version, known: Schema.currentVersion)
+            }
+            throw .cannotOpen(path: path, reason: "its schema is version \(version); open it with Mailroom once to bring it to \(Schema.currentVersion)")
+        }
+        try database.run("BEGIN")
+        defer { try? database.run("COMMIT") }
+        return try Reader(database: database).problems()
+    }
+
     /// SQLite's own check of the file and of its foreign keys, then Mailroom's: each mailbox's
     /// counts agree with its messages, and each message has its headers and body. "ok", or one
     /// line per problem.
     public func integrityCheck() throws(StoreError) -> String {
-        try read { reader throws(StoreError) in
-            var problems: [String] = []
-            let integrity = try reader.database.prepare("PRAGMA integrity_check")
-            while try integrity.step() {
-                let line = try integrity.text(at: 0)
-                if line != "ok" { problems.append(line) }
-            }
-            let foreignKeys = try reader.database.prepare("PRAGMA foreign_key_check")
-            while try foreignKeys.step() {
-                let row = try foreignKeys.optionalInteger(at: 1).map(String.init) ?? "?"
-                problems.append("row \(row) of \(try foreignKeys.text(at: 0)) refers to a missing \(try foreignKeys.text(at: 2))")
-            }
-            let counts = try reader.database.prepare("""
-                SELECT b.name FROM mailboxes b
-                WHERE b.total != (SELECT count(*) FROM messages m WHERE m.mailbox = b.id)
-                   OR b.unread != (SELECT count(*) FROM messages m WHERE m.mailbox = b.id AND m.unread = 1)
-                """)
-            while try counts.step() { problems.append("the counts of \(try counts.text(at: 0)) are wrong") }
-            let parts = try reader.database.prepare("""
-                SELECT 'message ' || m.id || ' has no headers' FROM messages m WHERE NOT EXISTS (SELECT 1 FROM headers h WHERE h.id = m.id)
-                UNION ALL SELECT 'message ' || m.id || ' has no body' FROM messages m WHERE NOT EXISTS (SELECT 1 FROM bodies b WHERE b.id = m.id)
-                UNION ALL SELECT 'headers ' || h.id || ' belong to no message' FROM headers h WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = h.id)
-                UNION ALL SELECT 'body ' || b.id || ' belongs to no message' FROM bodies b WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = b.id)
-                UNION ALL SELECT 'mail ' || x.id || ' belongs to no message' FROM mail x WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = x.id)
-                UNION ALL SELECT 'mail ' || x.id || ' has no raw bytes' FROM mail x WHERE NOT EXISTS (SELECT 1 FROM raw_mail r WHERE r.id = x.raw)
-                UNION ALL SELECT 'raw mail ' || r.id || ' belongs to no mail' FROM raw_mail r WHERE NOT EXISTS (SELECT 1 FROM mail x WHERE x.raw = r.id)
-                UNION ALL SELECT 'attachment ' || a.raw || '/' || a.part || ' belongs to no raw mail' FROM attachments a WHERE NOT EXISTS (SELECT 1 FROM raw_mail r WHERE r.id = a.raw)
-                """)
-            while try parts.step() { problems.append(try parts.text(at: 0)) }
-            return problems.isEmpty ? "ok" : problems.joined(separator: "\n")
-        }
+        try read { reader throws(StoreError) in try reader.problems() }
     }
+}
 
+extension Reader {
+    /// What `Store.integrityCheck` reports.
+    func problems() throws(StoreError) -> String {
+        let reader = self
+        var problems: [String] = []
+        let integrity = try reader.database.prepare("PRAGMA integrity_check")
+        while try integrity.step() {
+            let line = try integrity.text(at: 0)
+            if line != "ok" { problems.append(line) }
+        }
+        let foreignKeys = try reader.database.prepare("PRAGMA foreign_key_check")
+        while try foreignKeys.step() {
+            let row = try foreignKeys.optionalInteger(at: 1).map(String.init) ?? "?"
+            problems.append("row \(row) of \(try foreignKeys.text(at: 0)) refers to a missing \(try foreignKeys.text(at: 2))")
+        }
+        let counts = try reader.database.prepare("""
+            SELECT b.name FROM mailboxes b
+            WHERE b.total != (SELECT count(*) FROM messages m WHERE m.mailbox = b.id)
+               OR b.unread != (SELECT count(*) FROM messages m WHERE m.mailbox = b.id AND m.unread = 1)
+            """)
+        while try counts.step() { problems.append("the counts of \(try counts.text(at: 0)) are wrong") }
+        let parts = try reader.database.prepare("""
+            SELECT 'message ' || m.id || ' has no headers' FROM messages m WHERE NOT EXISTS (SELECT 1 FROM headers h WHERE h.id = m.id)
+            UNION ALL SELECT 'message ' || m.id || ' has no body' FROM messages m WHERE NOT EXISTS (SELECT 1 FROM bodies b WHERE b.id = m.id)
+            UNION ALL SELECT 'headers ' || h.id || ' belong to no message' FROM headers h WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = h.id)
+            UNION ALL SELECT 'body ' || b.id || ' belongs to no message' FROM bodies b WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = b.id)
+            UNION ALL SELECT 'mail ' || x.id || ' belongs to no message' FROM mail x WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = x.id)
+            UNION ALL SELECT 'mail ' || x.id || ' has no raw bytes' FROM mail x WHERE NOT EXISTS (SELECT 1 FROM raw_mail r WHERE r.id = x.raw)
+            UNION ALL SELECT 'raw mail ' || r.id || ' belongs to no mail' FROM raw_mail r WHERE NOT EXISTS (SELECT 1 FROM mail x WHERE x.raw = r.id)
+            UNION ALL SELECT 'attachment ' || a.raw || '/' || a.part || ' belongs to no raw mail' FROM attachments a WHERE NOT EXISTS (SELECT 1 FROM raw_mail r WHERE r.id = a.raw)
+            """)
+        while try parts.step() { problems.append(try parts.text(at: 0)) }
+        return problems.isEmpty ? "ok" : problems.joined(separator: "\n")
+    }
+}
+
+extension Store {
     /// Closes the file and gives up its lock; later calls throw `.closed`.
     public func close() {
         isOpen.store(false, ordering: .releasing)

@@ -10,6 +10,7 @@ struct Options {
     var allowedHosts: [String] = []
     var passwordFile: String?
     var apiTokenFile: String?
+    var backupBeforeMigrate = true
     var samples = true
     var pageSize = 50
     var logRequests = true
@@ -50,6 +51,7 @@ struct Options {
           --db PATH             SQLite database file, created if missing (default mailroom.sqlite)
           --public PATH         folder of static files such as style.css (default Public)
           --no-samples          a new database starts empty instead of with a few sample messages
+          --no-backup-before-migrate  do not copy an older database to DB.schema-N.backup before upgrading it
           --page-size N         rows a list page shows, 10 to 500 (default 50)
           --quiet               do not print a log line per request
           --max-body BYTES      largest request body accepted (default 65536; more is 413)
@@ -79,6 +81,10 @@ struct Options {
           --max-age DURATION    delete unflagged messages older than this (30d, 12h, 90m)
 
           -h, --help            show this help
+
+        mailroom sendmail [-t] [-f SENDER] [-i] [--server HOST:PORT] [RECIPIENT...]
+        mailroom backup [--db PATH] OUT    copy a live database, as of one commit, to the new file OUT
+        mailroom check [--db PATH]         SQLite's integrity check and Mailroom's own; exit 1 on a problem
         """
 
     static func parse(_ arguments: [String]) throws(Problem) -> Options {
@@ -101,6 +107,7 @@ struct Options {
             case "--allowed-host": options.allowedHosts.append(try value(for: flag))
             case "--password-file": options.passwordFile = try value(for: flag)
             case "--api-token-file": options.apiTokenFile = try value(for: flag)
+            case "--no-backup-before-migrate": options.backupBeforeMigrate = false
             case "--port": options.server.port = try number(for: flag, in: 0...65535)
             case "--threads": options.server.threads = try number(for: flag, in: 1...256)
             case "--public": options.publicFolder = try value(for: flag)

@@ -18,6 +18,12 @@ if invokedAs == "sendmail" {
 if CommandLine.arguments.dropFirst().first == "sendmail" {
     exit(Sendmail.run(Array(CommandLine.arguments.dropFirst(2))))
 }
+// `mailroom backup` and `mailroom check`, beside a running Mailroom or without one.
+switch CommandLine.arguments.dropFirst().first {
+case "backup": exit(Maintenance.backup(Array(CommandLine.arguments.dropFirst(2))))
+case "check": exit(Maintenance.check(Array(CommandLine.arguments.dropFirst(2))))
+default: break
+}
 
 let options: Options
 do {
@@ -52,9 +58,10 @@ pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 let store: Store
 let formToken: String
 do {
-    store = try Store(path: options.databasePath)
+    store = try Store(path: options.databasePath, backingUpBeforeMigrating: options.backupBeforeMigrate)
     if let old = store.migratedFrom {
-        Console.out("mailroom: upgraded \(options.databasePath) from schema \(old) to schema \(Store.schemaVersion)")
+        let backup = store.migrationBackup.map { "; the file as it was is in \($0)" } ?? ""
+        Console.out("mailroom: upgraded \(options.databasePath) from schema \(old) to schema \(Store.schemaVersion)\(backup)")
     }
     try store.checkpointInBackground()
     // Kept in the database, so pages open in a browser still post after a restart.
