@@ -11,6 +11,10 @@ import Testing
 /// `Tests/Fixtures/schema-3.sqlite` is that file opened by the schema-3 release (commit 5ae26af),
 /// which upgraded it, and then changed through that release's pages: message 6 deleted, 4
 /// flagged, 2 marked read, and a message 9 ("After the upgrade", by Cy) added on top.
+///
+/// `Tests/Fixtures/schema-4.sqlite` is `schema-3.sqlite` opened by the schema-4 release (the
+/// parent of commit 2e586fb), which upgraded it, then changed through its pages: 9 marked read,
+/// 8 deleted from Projects, 7 flagged, and "Schema four" (by Dee) added to the Archive as 10.
 @Suite struct MigrationTests {
     static let fixtures = String(#filePath).split(separator: "/").dropLast(2).joined(separator: "/")
         .prepending("/") + "/Fixtures/"
@@ -118,6 +122,72 @@ import Testing
             #expect(try matches("password") == 1)
             try store.write { try $0.emptyTrash() }
             #expect(try matches("password") == 0)
+            #expect(try store.integrityCheck() == "ok")
+        }
+    }
+
+    @Test func aSchemaFourFileOpensWithEveryMessageInItsPlaceAndTakesMail() throws {
+        try withCopy(of: "schema-4.sqlite") { path in
+            #expect(try Database(path: path).userVersion == 4)
+            let store = try Store(path: path)
+            defer { store.close() }
+            #expect(store.migratedFrom == 4)
+            let library = try store.library()
+            #expect(library.mailboxes.map(\.name) == ["Inbox", "Archive", "Trash", "Projects"])
+            #expect(library[.inbox]?.ids.map(\.rawValue) == [9, 4, 2, 1])
+            #expect(library[.archive]?.ids.map(\.rawValue) == [10, 5])
+            #expect(library[.trash]?.ids.map(\.rawValue) == [8, 6, 3])
+            #expect(library[MailboxID(rawValue: 100)]?.messages.map(\.subject) == ["Plan for Q1"])
+            #expect(library.message(MessageID(10))?.subject == "Schema four")
+            #expect(library.message(MessageID(10))?.author == "Dee")
+            #expect(library.message(MessageID(10))?.body == "Written by the schema-4 release")
+            #expect(library.message(MessageID(7))?.isFlagged == true)
+            #expect(library.message(MessageID(9))?.isUnread == false)
+            #expect(library.message(MessageID(8))?.origin?.mailbox == MailboxID(rawValue: 100))
+            let summaries = try store.read { reader throws(StoreError) in try reader.mailboxes() }
+            #expect(summaries.map(\.count) == [4, 2, 3, 1])
+            #expect(summaries.map(\.unreadCount) == [1, 2, 2, 1])
+            #expect(try store.integrityCheck() == "ok")
+            // Deleted from Projects under schema 4, it goes back there.
+            try store.write { try $0.restore([MessageID(8)]) }
+            #expect(try store.library()[MailboxID(rawValue: 100)]?.messages.map(\.subject) == ["Budget review", "Plan for Q1"])
+            // The tables schema 5 added take mail.
+            let mail = IncomingMail(
+                subject: "After schema five", sender: "a@example.test", text: "Hello", html: nil, envelopeFrom: "a@example.test",
+                envelopeTo: ["ops@example.test"], fromHeader: "a@example.test", toHeader: "ops@example.test", ccHeader: "",
+                sentAt: nil, messageID: nil, attachments: [], peer: "127.0.0.1", raw: Array("Subject: After schema five\r\n\r\nHello\r\n".utf8))
+            let ids = try store.write { transaction in try transaction.addMail(mail, to: [.inbox], at: 1_800_000_000) }
+            #expect(try store.read { reader throws(StoreError) in try reader.mailDetails(ids[0]) }?.envelopeTo == ["ops@example.test"])
+            #expect(try store.integrityCheck() == "ok")
+        }
+    }
+
+    /// `schema-5.sqlite` is `schema-4.sqlite` opened by the schema-5 build (this one, commit
+    /// a9e66c1), which upgraded it, then given two messages over SMTP (a scan with a PDF for
+    /// Projects, by its local part, and a cron report for the Inbox), message 10 marked read
+    /// and message 6 restored from Trash.
+    @Test func aSchemaFiveFileOpensAsItIsWithItsMail() throws {
+        try withCopy(of: "schema-5.sqlite") { path in
+            #expect(try Database(path: path).userVersion == 5)
+            let store = try Store(path: path)
+            defer { store.close() }
+            #expect(store.migratedFrom == nil)
+            let library = try store.library()
+            #expect(library[.inbox]?.ids.map(\.rawValue) == [12, 6, 9, 4, 2, 1])
+            #expect(library[.archive]?.ids.map(\.rawValue) == [10, 5])
+            #expect(library[.trash]?.ids.map(\.rawValue) == [8, 3])
+            #expect(library[MailboxID(rawValue: 100)]?.messages.map(\.subject) == ["Scan for the project", "Plan for Q1"])
+            #expect(library.message(MessageID(10))?.isUnread == false)
+            let details = try #require(try store.read { reader throws(StoreError) in try reader.mailDetails(MessageID(11)) })
+            #expect(details.envelopeTo == ["projects@mailroom.test"])
+            #expect(details.attachments.map(\.name) == ["scan.pdf"])
+            #expect(details.attachments.map(\.size) == [16])
+            let raw = try #require(try store.read { reader throws(StoreError) in try reader.rawMail(details.raw) })
+            #expect(String(decoding: raw, as: UTF8.self).contains("Subject: Scan for the project"))
+            let found = try store.read { reader throws(StoreError) in
+                try reader.rows("WHERE m.id IN (SELECT rowid FROM search WHERE search MATCH ?) ORDER BY m.id", [.text("recipients:projects")])
+            }
+            #expect(found.map(\.message.id.rawValue) == [11])
             #expect(try store.integrityCheck() == "ok")
         }
     }
