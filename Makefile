@@ -2,12 +2,20 @@
 # Both install the Debian packages they need when missing (CI has no terminal: no prompts).
 
 SWIFT       ?= swift
+# make install: PREFIX (default /usr/local), DESTDIR (a staging root), CONFIGURATION (release).
+PREFIX        ?= /usr/local
+DESTDIR       ?=
+CONFIGURATION ?= release
+UNITDIR       ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR    ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 PORT        ?= 8080
 HOST        ?= 127.0.0.1
 RUN_ARGS    ?=
 PYTHON      := /usr/bin/python3
 
 RUN_PACKAGES  := pkg-config libevent-dev libssl-dev libsqlite3-dev libgmime-3.0-dev
+# make install points the binary at the Swift runtime copied beside it (patchelf); make deb packs it.
+INSTALL_PACKAGES := $(RUN_PACKAGES) patchelf dpkg-dev
 # wrk measures over HTTP, nginx serves the same bytes as the anchor, curl checks each case first;
 # Postfix is the SMTP anchor (its own queue under the bench's folder), with smtp-source and smtp-sink.
 BENCH_PACKAGES := $(RUN_PACKAGES) wrk nginx curl postfix
@@ -15,9 +23,10 @@ BENCH_PACKAGES := $(RUN_PACKAGES) wrk nginx curl postfix
 # pdftotext reads the text Chromium paints (CSS counters are in no DOM or accessibility tree);
 # the sqlite3 shell checks files as another process would; w3m reads the pages as a text browser.
 TEST_PACKAGES := $(RUN_PACKAGES) chromium chromium-driver python3-selenium python3-pytest \
-                 python3-pip default-jre-headless poppler-utils sqlite3 swaks openssl w3m tzdata
+                 python3-pip default-jre-headless poppler-utils sqlite3 swaks openssl w3m tzdata \
+                 patchelf dpkg-dev systemd groff-base
 
-.PHONY: run build release test unit-test browser-test screenshots bench fuzz fuzz-http fuzz-smtp fuzz-mime deps test-deps bench-deps test-tools clean
+.PHONY: install install-deps deb package-test run build release test unit-test browser-test screenshots bench fuzz fuzz-http fuzz-smtp fuzz-mime deps test-deps bench-deps test-tools clean
 
 run: deps release
 	./.build/release/mailroom --host $(HOST) --port $(PORT) $(RUN_ARGS)
@@ -28,19 +37,26 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-test: test-deps unit-test browser-test
+test: test-deps unit-test browser-test package-test
 
 # Unit, web-layer and end-to-end HTTP tests; the process tests need the debug binary first.
 unit-test: test-deps
 	$(SWIFT) build
-	MAILROOM_BIN=$(CURDIR)/.build/debug/mailroom $(SWIFT) test
+	TZ=UTC MAILROOM_BIN=$(CURDIR)/.build/debug/mailroom $(SWIFT) test
 
 # Real Chromium through WebDriver against the real binary on a free port: every flow, axe-core
 # on every page state (phone and desktop, light and dark), and the Nu Html Checker on every page
 # and on style.css.
 browser-test: test-deps test-tools
 	$(SWIFT) build
-	MAILROOM_BIN=$(CURDIR)/.build/debug/mailroom $(PYTHON) -m pytest -q -p no:cacheprovider Tests/Browser
+	TZ=UTC MAILROOM_BIN=$(CURDIR)/.build/debug/mailroom $(PYTHON) -m pytest -q -p no:cacheprovider Tests/Browser
+
+# make install into a staging folder and make deb, both from the debug build (the layout is the
+# same), then the installed binary, the unit (systemd-analyze verify), the man page and the
+# package: inspected, and installed, removed and purged with dpkg when run as root.
+package-test: test-deps
+	$(SWIFT) build
+	$(PYTHON) -m pytest -q -p no:cacheprovider Tests/Packaging
 
 # Every page state at 390×844 and 1280×800, light and dark (and the lists at 320 px), as PNGs.
 screenshots: test-deps
@@ -92,6 +108,19 @@ fuzz-mime: deps
 
 deps:
 	@./scripts/install-packages $(RUN_PACKAGES)
+
+install-deps:
+	@./scripts/install-packages $(INSTALL_PACKAGES)
+
+# The binary, its Swift runtime, Public/, the systemd unit, the man page (see scripts/install-files).
+install: install-deps
+	$(SWIFT) build -c $(CONFIGURATION) --product mailroom
+	./scripts/install-files "$(DESTDIR)" "$(PREFIX)" "$(CONFIGURATION)" "$(UNITDIR)" "$(SYSCONFDIR)"
+
+# A Debian package of the same, in .build/ (see scripts/make-deb).
+deb: install-deps
+	$(SWIFT) build -c $(CONFIGURATION) --product mailroom
+	./scripts/make-deb $(CONFIGURATION)
 
 test-deps:
 	@./scripts/install-packages $(TEST_PACKAGES)

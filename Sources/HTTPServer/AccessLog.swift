@@ -1,15 +1,21 @@
 import Glibc
 import HTTP
 
-/// One line per request on standard output, and the count of responses by status.
+/// How log lines are written: words for people, or one JSON object a line for a collector.
+public enum LogFormat: String, Sendable {
+    case text, json
+}
+
+/// One line per request and per SMTP session on standard output, and the count of responses by
+/// status. No line holds a message's content or a password.
 struct AccessLog: Sendable {
     let isEnabled: Bool
+    var format: LogFormat = .text
     let metrics: Metrics
 
     /// A line that is printed even when request logging is off.
     func notice(_ line: String) {
-        var bytes = Array((line + "\n").utf8)
-        bytes.withUnsafeMutableBytes { _ = write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        emit(format == .json ? LogLine.json([("time", Clock.timestamp()), ("level", "info"), ("message", line)]) : line)
     }
 
     func record(peer: String, method: String, target: String, status: Int, bytes: Int, started: Clock.Instant) {
@@ -19,10 +25,52 @@ struct AccessLog: Sendable {
         let millis = String(format3: Double(micros) / 1000)
         // A request target may hold anything; keep the line one line.
         let safeTarget = String(target.map { $0.isNewline || $0 == " " ? "_" : $0 }.prefix(300))
-        let line = "\(Clock.timestamp()) \(peer) \(method) \(safeTarget) \(status) \(bytes)B \(millis)ms\n"
-        // One write(2) per line keeps lines whole when several loops log at once.
-        var bytesToWrite = Array(line.utf8)
-        bytesToWrite.withUnsafeMutableBytes { _ = write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        switch format {
+        case .text:
+            emit("\(Clock.timestamp()) \(peer) \(method) \(safeTarget) \(status) \(bytes)B \(millis)ms")
+        case .json:
+            emit(LogLine.json([
+                ("time", Clock.timestamp()), ("level", status >= 500 ? "error" : "info"), ("event", "request"),
+                ("peer", peer), ("method", method), ("target", safeTarget), ("status", status), ("bytes", bytes),
+                ("ms", Double(micros) / 1000),
+            ]))
+        }
+    }
+
+    /// The end of an SMTP session: who, how long, how many messages stored and refused, and why
+    /// it ended.
+    func session(peer: String, started: Clock.Instant, stored: Int, refused: Int, ending: String) {
+        guard isEnabled else { return }
+        let seconds = Double(Clock.now.microseconds(since: started)) / 1_000_000
+        switch format {
+        case .text:
+            emit("\(Clock.timestamp()) \(peer) SMTP session \(String(format3: seconds))s: \(stored) stored, \(refused) refused, \(ending)")
+        case .json:
+            emit(LogLine.json([
+                ("time", Clock.timestamp()), ("level", "info"), ("event", "smtp-session"), ("peer", peer),
+                ("seconds", seconds), ("stored", stored), ("refused", refused), ("ending", ending),
+            ]))
+        }
+    }
+
+    /// One write(2) per line keeps lines whole when several loops log at once.
+    private func emit(_ line: String) {
+        var bytes = Array((line + "\n").utf8)
+        bytes.withUnsafeMutableBytes { _ = write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+    }
+}
+
+/// A log line as one JSON object, keys in the order given.
+public enum LogLine {
+    public static func json(_ fields: [(String, any Sendable)]) -> String {
+        JSON.object(fields.map { (key, value) -> (String, JSON) in
+            switch value {
+            case let number as Int: (key, .int(number))
+            case let number as Double: (key, .fraction(number))
+            case let flag as Bool: (key, .bool(flag))
+            default: (key, .string(String(describing: value)))
+            }
+        }).text
     }
 }
 

@@ -34,6 +34,11 @@ final class MailConnection {
     /// connection (on the next turn of the loop) once it is empty.
     private var drainWatch: OpaquePointer?
     private var closer: OpaquePointer?
+    /// For the session's log line.
+    private let started = Clock.now
+    private var storedCount = 0
+    private var refusedCount = 0
+    private var ending = "the client closed the connection"
 
     /// Replies of this turn, not yet handed to the socket.
     private var unsent: [UInt8] = []
@@ -140,7 +145,10 @@ final class MailConnection {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        if wasAdmitted { shared.leave() }
+        if wasAdmitted {
+            shared.leave()
+            loop.log.session(peer: peer, started: started, stored: storedCount, refused: refusedCount, ending: ending)
+        }
         if let sessionDeadline {
             event_del(sessionDeadline)
             event_free(sessionDeadline)
@@ -311,9 +319,11 @@ final class MailConnection {
         isStoring = false
         switch outcome {
         case .stored(let name):
+            storedCount += 1
             shared.metrics.smtpMessagesAccepted.wrappingAdd(1, ordering: .relaxed)
             send(session.delivered(as: name))
         case .refused(let reply):
+            refusedCount += 1
             shared.metrics.smtpMessagesRefused.wrappingAdd(1, ordering: .relaxed)
             _ = session.notDelivered()
             send(reply)
@@ -333,7 +343,10 @@ final class MailConnection {
     /// Adds a reply to those going out at the end of this turn (see `flush`).
     private func send(_ reply: Reply) {
         // 552: a message refused for its size, announced (MAIL SIZE=) or read.
-        if reply.code == 552 { shared.metrics.smtpMessagesRefused.wrappingAdd(1, ordering: .relaxed) }
+        if reply.code == 552 {
+            refusedCount += 1
+            shared.metrics.smtpMessagesRefused.wrappingAdd(1, ordering: .relaxed)
+        }
         unsent += reply.bytes
     }
 
@@ -364,6 +377,7 @@ final class MailConnection {
     /// is at once (`closingNow`); otherwise once the reply has been written.
     private func finish(with reply: Reply, closingNow: Bool = true) {
         guard !closesAfterWrite, !isClosed else { return }
+        ending = reply.code == 221 ? "QUIT" : "closed by the server with \(reply.code)"
         send(reply)
         closesAfterWrite = true
         pauseReading()

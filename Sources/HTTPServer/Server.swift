@@ -32,7 +32,8 @@ public final class Server: Sendable {
     /// holds (by default every POST) are answered on worker threads, never on a loop. What the
     /// server does is counted in `metrics`.
     public init(
-        configuration: ServerConfiguration, logRequests: Bool = true, metrics: Metrics = Metrics(),
+        configuration: ServerConfiguration, logRequests: Bool = true, logFormat: LogFormat = .text,
+        metrics: Metrics = Metrics(),
         events: EventHub? = nil, housekeeping: Housekeeping? = nil,
         mayWait: @escaping WaitPredicate = { $0.method == .post }, mail service: MailService? = nil,
         errorPage: @escaping ErrorHandler = ErrorPage.response(for:), handler: @escaping Handler
@@ -62,7 +63,7 @@ public final class Server: Sendable {
         self.sockets = sockets
         self.handler = handler
         self.errorPage = errorPage
-        self.log = AccessLog(isEnabled: logRequests, metrics: metrics)
+        self.log = AccessLog(isEnabled: logRequests, format: logFormat, metrics: metrics)
         self.events = events
         self.housekeeping = housekeeping
         self.mayWait = mayWait

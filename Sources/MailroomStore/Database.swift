@@ -62,11 +62,13 @@ final class Database {
             throw .sqlite(code: sqlite3_errcode(target), message: Self.reason(target), sql: nil)
         }
         var code: Int32
+        var busy = 0
         repeat {
+            // Busy only while another connection holds a lock the step needs; each connection's
+            // busy timeout has waited 5 s for it before that is said, so a few tries are plenty.
             code = sqlite3_backup_step(copy, -1)
-            // The source is busy only while another connection holds a lock it needs: wait.
-            if code == SQLITE_BUSY || code == SQLITE_LOCKED { sqlite3_sleep(10) }
-        } while code == SQLITE_OK || code == SQLITE_BUSY || code == SQLITE_LOCKED
+            if code == SQLITE_BUSY || code == SQLITE_LOCKED { busy += 1 }
+        } while (code == SQLITE_OK || code == SQLITE_BUSY || code == SQLITE_LOCKED) && busy < 12
         let finished = sqlite3_backup_finish(copy)
         guard code == SQLITE_DONE, finished == SQLITE_OK else {
             throw .sqlite(code: code == SQLITE_DONE ? finished : code, message: Self.reason(target), sql: nil)

@@ -6,10 +6,11 @@ import Glibc
 enum Formatting {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    /// "14:05" for today, "Nov 28" for this year, "Nov 28, 2025" before that (UTC).
+    /// "14:05" for today, "Nov 28" for this year, "Nov 28, 2025" before that, in the machine's
+    /// time zone (`TZ`, or `--time-zone`; UTC when neither says otherwise).
     static func shortDate(_ seconds: Int64, now: Int64) -> String {
-        let date = parts(seconds)
-        let today = parts(now)
+        let date = local(seconds)
+        let today = local(now)
         if date.tm_year == today.tm_year && date.tm_yday == today.tm_yday {
             return "\(two(date.tm_hour)):\(two(date.tm_min))"
         }
@@ -36,11 +37,13 @@ enum Formatting {
         return "\(tenths / 10).\(tenths % 10) MB"
     }
 
-    /// "Nov 28, 2026 at 14:05 UTC", for the message page.
+    /// "Nov 28, 2026 at 14:05 UTC" (or "at 15:05 CET"), for the message page: the machine's
+    /// time zone, named.
     static func longDate(_ seconds: Int64) -> String {
-        let date = parts(seconds)
+        let date = local(seconds)
+        let zone = date.tm_zone.map { String(cString: $0) } ?? "UTC"
         return "\(months[Int(date.tm_mon)]) \(date.tm_mday), \(date.tm_year + 1900) at "
-            + "\(two(date.tm_hour)):\(two(date.tm_min)) UTC"
+            + "\(two(date.tm_hour)):\(two(date.tm_min)) \(zone)"
     }
 
     /// The machine-readable form for `<time datetime>`.
@@ -89,6 +92,14 @@ enum Formatting {
         var time = time_t(seconds)
         var result = tm()
         gmtime_r(&time, &result)
+        return result
+    }
+
+    /// In the process's time zone, as `TZ` (read once, at start, by `tzset`) says.
+    private static func local(_ seconds: Int64) -> tm {
+        var time = time_t(seconds)
+        var result = tm()
+        localtime_r(&time, &result)
         return result
     }
 

@@ -29,10 +29,15 @@ extension MailroomApp {
         let responses = metrics.responses.sorted { $0.key < $1.key }
         text.family("mailroom_http_responses_total", "counter", "HTTP responses sent, by status code.")
         for (code, count) in responses { text.sample("mailroom_http_responses_total", ["code": "\(code)"], count) }
-        text.family("mailroom_posts_total", "counter", "Form posts received.")
-        text.sample("mailroom_posts_total", [:], metrics.posts.load(ordering: .relaxed))
-        text.family("mailroom_commits_total", "counter", "Durable commits; each holds the posts and messages that arrived together.")
-        text.sample("mailroom_commits_total", [:], metrics.commits.load(ordering: .relaxed))
+        let simple: [(name: String, type: String, help: String, value: Int)] = [
+            ("mailroom_posts_total", "counter", "Form posts received.", metrics.posts.load(ordering: .relaxed)),
+            ("mailroom_commits_total", "counter", "Durable commits; each holds the posts and messages that arrived together.",
+             metrics.commits.load(ordering: .relaxed)),
+        ]
+        for family in simple {
+            text.family(family.name, family.type, family.help)
+            text.sample(family.name, [:], family.value)
+        }
         text.family("mailroom_commit_changes", "histogram", "Changes (posts and messages) per commit.")
         var cumulative = 0
         let sizes = metrics.commitSizes
@@ -44,18 +49,21 @@ extension MailroomApp {
         text.sample("mailroom_commit_changes_bucket", ["le": "+Inf"], cumulative)
         text.sample("mailroom_commit_changes_sum", [:], metrics.committedChanges.load(ordering: .relaxed))
         text.sample("mailroom_commit_changes_count", [:], cumulative)
-        text.family("mailroom_smtp_sessions_total", "counter", "SMTP sessions admitted.")
-        text.sample("mailroom_smtp_sessions_total", [:], metrics.smtpSessions.load(ordering: .relaxed))
-        text.family("mailroom_smtp_sessions_refused_total", "counter", "SMTP sessions turned away at the connection limit.")
-        text.sample("mailroom_smtp_sessions_refused_total", [:], metrics.smtpSessionsRefused.load(ordering: .relaxed))
-        text.family("mailroom_smtp_sessions_open", "gauge", "SMTP sessions connected now.")
-        text.sample("mailroom_smtp_sessions_open", [:], metrics.smtpOpenSessions.load(ordering: .relaxed))
-        text.family("mailroom_smtp_messages_accepted_total", "counter", "Messages answered 250: stored durably.")
-        text.sample("mailroom_smtp_messages_accepted_total", [:], metrics.smtpMessagesAccepted.load(ordering: .relaxed))
-        text.family("mailroom_smtp_messages_refused_total", "counter", "Messages refused for their size or not stored.")
-        text.sample("mailroom_smtp_messages_refused_total", [:], metrics.smtpMessagesRefused.load(ordering: .relaxed))
-        text.family("mailroom_event_clients", "gauge", "Clients following a live list now.")
-        text.sample("mailroom_event_clients", [:], metrics.eventClients.load(ordering: .relaxed))
+        let smtp: [(name: String, type: String, help: String, value: Int)] = [
+            ("mailroom_smtp_sessions_total", "counter", "SMTP sessions admitted.", metrics.smtpSessions.load(ordering: .relaxed)),
+            ("mailroom_smtp_sessions_refused_total", "counter", "SMTP sessions turned away at the connection limit.",
+             metrics.smtpSessionsRefused.load(ordering: .relaxed)),
+            ("mailroom_smtp_sessions_open", "gauge", "SMTP sessions connected now.", metrics.smtpOpenSessions.load(ordering: .relaxed)),
+            ("mailroom_smtp_messages_accepted_total", "counter", "Messages answered 250: stored durably.",
+             metrics.smtpMessagesAccepted.load(ordering: .relaxed)),
+            ("mailroom_smtp_messages_refused_total", "counter", "Messages refused for their size or not stored.",
+             metrics.smtpMessagesRefused.load(ordering: .relaxed)),
+            ("mailroom_event_clients", "gauge", "Clients following a live list now.", metrics.eventClients.load(ordering: .relaxed)),
+        ]
+        for family in smtp {
+            text.family(family.name, family.type, family.help)
+            text.sample(family.name, [:], family.value)
+        }
         if let mailboxes = try? mailboxes() {
             text.family("mailroom_messages", "gauge", "Messages in each mailbox.")
             for mailbox in mailboxes { text.sample("mailroom_messages", ["mailbox": mailbox.id.slug], mailbox.count) }

@@ -1,9 +1,31 @@
 import Glibc
+import HTTPServer
 
 /// Unbuffered output, so lines from the log, the banner and errors keep their order in a pipe.
+/// With `--log-format json`, each line is one JSON object with its time and level.
 enum Console {
-    static func out(_ line: String) { write(line + "\n", to: STDOUT_FILENO) }
-    static func error(_ line: String) { write("mailroom: " + line + "\n", to: STDERR_FILENO) }
+    /// Set once, at start, before any thread is made.
+    nonisolated(unsafe) static var format = LogFormat.text
+
+    static func out(_ line: String) {
+        write(format == .json ? json("info", line) : line + "\n", to: STDOUT_FILENO)
+    }
+
+    /// A refusal or a failure; `warning:` lines are warnings.
+    static func error(_ line: String) {
+        let level = line.hasPrefix("warning:") ? "warning" : "error"
+        write(format == .json ? json(level, line) : "mailroom: " + line + "\n", to: STDERR_FILENO)
+    }
+
+    private static func json(_ level: String, _ line: String) -> String {
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let stamp = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        return LogLine.json([("time", stamp), ("level", level), ("message", line)]) + "\n"
+    }
 
     private static func write(_ text: String, to fd: Int32) {
         var bytes = Array(text.utf8)

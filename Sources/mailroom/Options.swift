@@ -6,14 +6,19 @@ import SMTP
 struct Options {
     var server = ServerConfiguration(threads: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     var publicFolder = "Public"
+    /// Whether `--public` was given; if not, an installed Mailroom looks beside itself.
+    var publicFolderGiven = false
     var databasePath = "mailroom.sqlite"
     var allowedHosts: [String] = []
     var passwordFile: String?
     var apiTokenFile: String?
     var backupBeforeMigrate = true
+    /// An IANA zone such as Europe/Berlin for the times pages show; nil: `TZ`, else UTC.
+    var timeZone: String?
     var samples = true
     var pageSize = 50
     var logRequests = true
+    var logFormat = LogFormat.text
     var showHelp = false
     /// 0 turns the SMTP listener off.
     var smtpPort = 2525
@@ -49,17 +54,20 @@ struct Options {
           --port N              port to listen on, 0 for any free port (default 8080)
           --threads N           event loops, one per core (default: the number of cores)
           --db PATH             SQLite database file, created if missing (default mailroom.sqlite)
-          --public PATH         folder of static files such as style.css (default Public)
+          --public PATH         folder of static files such as style.css (default ./Public, else
+                                the installed PREFIX/share/mailroom/Public)
           --no-samples          a new database starts empty instead of with a few sample messages
           --no-backup-before-migrate  do not copy an older database to DB.schema-N.backup before upgrading it
           --page-size N         rows a list page shows, 10 to 500 (default 50)
-          --quiet               do not print a log line per request
+          --quiet               do not print a log line per request or SMTP session
+          --log-format FORMAT   text (default), or json: one object a line, with time and level
           --max-body BYTES      largest request body accepted (default 65536; more is 413)
           --max-url BYTES       longest request target accepted (default 32768; more is 414)
           --max-headers BYTES   largest set of header fields accepted (default 16384; more is 431)
           --max-header-count N  most header fields accepted (default 100; more is 431)
           --timeout SECONDS     idle or slow connections are closed after this (default 30)
           --heartbeat SECONDS   a comment on each live-list event stream this often (default 15)
+          --time-zone NAME      show times in this zone, such as Europe/Berlin (default: TZ, else UTC)
 
         Mail in (SMTP):
           --smtp-port N         port for SMTP, 0 turns it off (default 2525)
@@ -108,13 +116,28 @@ struct Options {
             case "--password-file": options.passwordFile = try value(for: flag)
             case "--api-token-file": options.apiTokenFile = try value(for: flag)
             case "--no-backup-before-migrate": options.backupBeforeMigrate = false
+            case "--time-zone":
+                let zone = try value(for: flag)
+                // Only names of the zone database: a path or a POSIX rule would be read as one too.
+                guard !zone.hasPrefix("/"), !zone.contains(".."), access("/usr/share/zoneinfo/" + zone, R_OK) == 0 else {
+                    throw Problem(description: "--time-zone: no time zone \"\(zone)\" (use a name such as Europe/Berlin or UTC)")
+                }
+                options.timeZone = zone
             case "--port": options.server.port = try number(for: flag, in: 0...65535)
             case "--threads": options.server.threads = try number(for: flag, in: 1...256)
-            case "--public": options.publicFolder = try value(for: flag)
+            case "--public":
+                options.publicFolder = try value(for: flag)
+                options.publicFolderGiven = true
             case "--db": options.databasePath = try value(for: flag)
             case "--no-samples": options.samples = false
             case "--page-size": options.pageSize = try number(for: flag, in: 10...500)
             case "--quiet": options.logRequests = false
+            case "--log-format":
+                let text = try value(for: flag)
+                guard let format = LogFormat(rawValue: text) else {
+                    throw Problem(description: "--log-format is text or json, not \"\(text)\"")
+                }
+                options.logFormat = format
             case "--max-body": options.server.maxBodyBytes = try number(for: flag, in: 1_024...(64 << 20))
             case "--max-url": options.server.maxURLBytes = try number(for: flag, in: 256...(1 << 20))
             case "--max-header-count": options.server.maxHeaderCount = try number(for: flag, in: 10...10_000)

@@ -32,6 +32,10 @@ do {
     Console.error("\(error.description)\nTry 'mailroom --help'.")
     exit(2)
 }
+Console.format = options.logFormat
+// Pages show times in the machine's zone: --time-zone, else TZ, else the system's (UTC here).
+if let zone = options.timeZone { setenv("TZ", zone, 1) }
+tzset()
 if options.showHelp {
     Console.out(Options.help)
     exit(0)
@@ -85,8 +89,17 @@ do {
     Console.error(error.description)
     exit(1)
 }
-if access(options.publicFolder + "/style.css", R_OK) != 0 {
-    Console.error("warning: no style.css in \(options.publicFolder); pages will be unstyled. Use --public PATH.")
+// Installed (make install, the .deb), the static files are in PREFIX/share/mailroom/Public beside
+// PREFIX/bin/mailroom: used when --public was not given and ./Public has no style.css.
+let publicFolder: String
+if !options.publicFolderGiven, access(options.publicFolder + "/style.css", R_OK) != 0,
+   let installed = InstalledFiles.publicFolder(), access(installed + "/style.css", R_OK) == 0 {
+    publicFolder = installed
+} else {
+    publicFolder = options.publicFolder
+}
+if access(publicFolder + "/style.css", R_OK) != 0 {
+    Console.error("warning: no style.css in \(publicFolder); pages will be unstyled. Use --public PATH.")
 }
 let isLoopback = ["127.0.0.1", "localhost", "::1"].contains(options.server.host)
 if password == nil && !isLoopback {
@@ -96,7 +109,7 @@ if password == nil && !isLoopback {
 
 let app = MailroomApp(
     store: store,
-    publicFolder: options.publicFolder,
+    publicFolder: publicFolder,
     now: { Int64(Glibc.time(nil)) },
     security: SecurityPolicy(
         allowedHosts: HostNames.allowed(bindingTo: options.server.host, extra: options.allowedHosts),
@@ -116,7 +129,8 @@ do {
 let server: Server
 do {
     server = try Server(
-        configuration: options.server, logRequests: options.logRequests, metrics: app.metrics, events: app.events,
+        configuration: options.server, logRequests: options.logRequests, logFormat: options.logFormat,
+        metrics: app.metrics, events: app.events,
         housekeeping: Housekeeping(everySeconds: 1) { Memory.handBackUnused() }, mayWait: app.mayStore(_:),
         mail: mail, errorPage: app.response(for:), handler: app.respond(to:))
     try server.start()

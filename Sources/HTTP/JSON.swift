@@ -1,18 +1,22 @@
-/// A JSON value: what the API writes, and reads from a request body (RFC 8259).
-enum JSON: Equatable, Sendable {
+/// A JSON value: what the API and the JSON log write, and what the API reads from a request
+/// body (RFC 8259).
+public enum JSON: Equatable, Sendable {
     case null
     case bool(Bool)
     case number(Int64)
+    /// Written with three decimals (durations in a log line); never read.
+    case fraction(Double)
     case string(String)
     case array([JSON])
     /// Keys in the order written, so answers read the same every time.
     case object([(String, JSON)])
 
-    static func == (lhs: JSON, rhs: JSON) -> Bool {
+    public static func == (lhs: JSON, rhs: JSON) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case (.bool(let a), .bool(let b)): a == b
         case (.number(let a), .number(let b)): a == b
+        case (.fraction(let a), .fraction(let b)): a == b
         case (.string(let a), .string(let b)): a == b
         case (.array(let a), .array(let b)): a == b
         case (.object(let a), .object(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
@@ -20,18 +24,18 @@ enum JSON: Equatable, Sendable {
         }
     }
 
-    subscript(key: String) -> JSON? {
+    public subscript(key: String) -> JSON? {
         guard case .object(let members) = self else { return nil }
         return members.last { $0.0 == key }?.1
     }
 
-    static func int(_ value: Int) -> JSON { .number(Int64(value)) }
+    public static func int(_ value: Int) -> JSON { .number(Int64(value)) }
 
-    static func optional(_ value: String?) -> JSON { value.map(JSON.string) ?? .null }
+    public static func optional(_ value: String?) -> JSON { value.map(JSON.string) ?? .null }
 
     // MARK: Writing
 
-    var text: String {
+    public var text: String {
         var out = ""
         write(to: &out)
         return out
@@ -42,6 +46,10 @@ enum JSON: Equatable, Sendable {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
         case .number(let value): out += String(value)
+        case .fraction(let value):
+            let thousandths = Int64((abs(value) * 1000).rounded())
+            let part = thousandths % 1000
+            out += (value < 0 ? "-" : "") + "\(thousandths / 1000)." + (part < 10 ? "00" : part < 100 ? "0" : "") + "\(part)"
         case .string(let value): Self.quote(value, into: &out)
         case .array(let values):
             out += "["
@@ -85,13 +93,13 @@ enum JSON: Equatable, Sendable {
 
     // MARK: Reading
 
-    struct ParseError: Error, Equatable {
-        let message: String
+    public struct ParseError: Error, Equatable {
+        public let message: String
     }
 
     /// Reads one JSON text; numbers must be whole (the API has no others). Nesting deeper than
     /// 64 levels is refused, so no body can exhaust the stack.
-    static func parse(_ bytes: [UInt8]) throws(ParseError) -> JSON {
+    public static func parse(_ bytes: [UInt8]) throws(ParseError) -> JSON {
         var reader = Reader(bytes: bytes)
         reader.skipSpace()
         let value = try reader.value(depth: 0)
