@@ -21,6 +21,12 @@
     return date.getFullYear() === now.getFullYear() ? day : `${day}, ${date.getFullYear()}`;
   }
 
+  /** Each row's content as the server wrote it, before its times were made local: what a fresh
+   * page is compared with. */
+  function remember(root) {
+    for (const main of $$('.row-main', root)) main.dataset.server = main.innerHTML;
+  }
+
   function localTimes(root) {
     const now = new Date();
     for (const time of $$('time[datetime]', root)) {
@@ -103,10 +109,20 @@
 
   function patch(fresh) {
     const next = $('#messages', fresh);
-    if (!list || !next) return;
-    const kept = anchor();
+    if (!list || !next || list.classList.contains('editing') !== next.classList.contains('editing')) {
+      // The list appeared, emptied or changed its kind: nothing to patch row by row. The page
+      // is loaded again, unless someone is typing, who is not interrupted (it is stale till then).
+      if (!!list !== !!next || (list && next)) {
+        if (isTyping(document.activeElement)) stale = true; else location.reload();
+      }
+      return;
+    }
+    list.dataset.revision = next.dataset.revision || list.dataset.revision;
+    // At the very top, new mail is seen arriving; lower down, what is on screen stays put.
+    const kept = window.scrollY > 0 ? anchor() : null;
     const focused = document.activeElement;
     const focusedRow = focused?.closest?.('#messages > li');
+    const focusIndex = focusedRow ? $$('#messages > li').indexOf(focusedRow) : -1;
     const old = new Map($$('#messages > li').map((row) => [row.dataset.id, row]));
     const allSelected = !!(editForm && $('input[name=all]', editForm));
     let previous = null;
@@ -119,7 +135,11 @@
         // Only what the server says about the message: the ticks, buttons and focus stay.
         const main = $('.row-main', row);
         const freshMain = $('.row-main', incoming);
-        if (main && freshMain && main.innerHTML !== freshMain.innerHTML) main.innerHTML = freshMain.innerHTML;
+        if (main && freshMain && main.dataset.server !== freshMain.innerHTML) {
+          main.innerHTML = freshMain.innerHTML;
+          main.dataset.server = freshMain.innerHTML;
+          localTimes(main);
+        }
         const ticked = $('input[type=checkbox]', row)?.checked;
         row.className = incoming.className;
         if (ticked !== undefined) row.classList.toggle('selected', ticked);
@@ -129,6 +149,7 @@
         }
       } else {
         row = document.importNode(incoming, true);
+        remember(row);
         const box = $('input[type=checkbox]', row);
         // New mail is shown, never swept into a selection made before it existed.
         if (box && (allSelected || !box.checked)) { box.checked = false; row.classList.remove('selected'); }
@@ -138,17 +159,26 @@
       if (place !== row) list.insertBefore(row, place);
       previous = row;
     }
+    let lostFocus = false;
     for (const [id, row] of old) {
       if (seen.has(id)) continue;
-      if (row === focusedRow) {
-        const neighbour = row.nextElementSibling || row.previousElementSibling;
-        row.remove();
-        focusRow(neighbour);
-      } else {
-        row.remove();
-      }
+      if (row === focusedRow) lostFocus = true;
+      row.remove();
     }
-    for (const selector of ['.bar-context', '.pager', '#empty']) {
+    if (lostFocus) {
+      // The row that had the keyboard is gone: the nearest one left takes it.
+      const rows = $$('#messages > li');
+      const index = Math.min(Math.max(focusIndex, 0), rows.length - 1);
+      if (index >= 0) focusRow(rows[index]);
+    }
+    const pager = $('#pager');
+    const freshPager = $('#pager', fresh);
+    if (pager && !freshPager) pager.remove();
+    else if (freshPager && !pager) (editForm || list).after(document.importNode(freshPager, true));
+    else if (pager && freshPager && pager.innerHTML !== freshPager.innerHTML && !pager.contains(document.activeElement)) {
+      pager.innerHTML = freshPager.innerHTML;
+    }
+    for (const selector of ['.bar-context', '#empty']) {
       const mine = $(selector);
       const theirs = $(selector, fresh);
       if (mine && theirs && mine.textContent !== theirs.textContent && !mine.contains(document.activeElement)) {
@@ -165,7 +195,8 @@
   function updateSidebar(source) {
     const counts = new Map();
     if (Array.isArray(source)) {
-      for (const box of source) counts.set(box.id, box.unread);
+      // Trash shows no unread number (the server leaves it out too).
+      for (const box of source) if (box.id !== 'trash') counts.set(box.id, box.unread);
     } else {
       for (const link of $$('a.mailbox-link[data-mailbox]', source)) {
         counts.set(link.dataset.mailbox, Number(($('.unread-count', link)?.textContent || '0').replace(/,/g, '')));
@@ -211,6 +242,10 @@
       if (list) refresh();
     });
     events.addEventListener('reset', () => { if (list) refresh(); });
+    // A commit between this page being made and its stream opening: the stream starts after it.
+    events.addEventListener('ready', (event) => {
+      if (list && Number(event.lastEventId) > Number(list.dataset.revision || 0)) refresh();
+    });
   }
 
   function disconnect() {
@@ -257,14 +292,21 @@
     focusRow(all[index < 0 ? 0 : Math.min(Math.max(index + step, 0), all.length - 1)]);
   }
 
-  /** Posts what the toolbar would with only `row` ticked, from outside edit mode. */
-  function postForRow(row, fields) {
+  /** Posts what the toolbar would with only `row` ticked, from outside edit mode, keeping the
+   * page's search and place as the page's own forms do. False when the page carries no form
+   * token to post with. */
+  function postForRow(fields) {
     const csrf = $('input[name=csrf]')?.value;
+    if (!csrf) return false;
     const form = document.createElement('form');
     form.method = 'post';
-    form.action = location.pathname + location.search;
+    form.action = location.pathname;
     form.hidden = true;
-    for (const [name, value] of Object.entries({ ...(csrf ? { csrf } : {}), ...fields })) {
+    const kept = {};
+    for (const [name, value] of new URLSearchParams(location.search)) {
+      if (['q', 'older', 'newer', 'at'].includes(name)) kept[name] = value;
+    }
+    for (const [name, value] of Object.entries({ csrf, ...kept, ...fields })) {
       const input = document.createElement('input');
       input.type = 'hidden';
       input.name = name;
@@ -273,6 +315,12 @@
     }
     document.body.append(form);
     form.submit();
+    return true;
+  }
+
+  /** The mailbox this page lists, by the sidebar's current link. */
+  function currentMailbox() {
+    return $('a.mailbox-link[aria-current=page]')?.dataset.mailbox || '';
   }
 
   function press(selector) {
@@ -365,14 +413,18 @@
         location.href = `/messages/${encodeURIComponent(id)}`;
         break;
       case 'e':
-        if (editing && boxes().some((box) => box.checked)) press('#action-archive');
-        else if (id && $('#action-archive, #edit')) postForRow(row, { mode: 'active', selected: id, action: 'archive' });
-        else handled = false;
+        // Archive is offered everywhere but in Archive and Trash.
+        if (editing && boxes().some((box) => box.checked)) handled = press('#action-archive');
+        else if (id && !editing && !['archive', 'trash'].includes(currentMailbox())) {
+          handled = postForRow({ mode: 'active', selected: id, action: 'archive' });
+        } else handled = false;
         break;
       case '#':
-        if (editing && boxes().some((box) => box.checked)) press('#action-delete');
-        else if (id && !editing) postForRow(row, { mode: 'transient', row: id, delete: id });
-        else if (id && editing) press(`button[name=delete][value="${CSS.escape(id)}"]`);
+        if (editing && boxes().some((box) => box.checked)) handled = press('#action-delete');
+        else if (id && editing) handled = press(`button[name=delete][value="${CSS.escape(id)}"]`);
+        else if (row?.classList.contains('confirming')) handled = press('li.confirming form.confirm button[type=submit]');
+        // Outside edit mode a delete asks first, as the row's own Delete does.
+        else if (row) handled = press(`#${CSS.escape(row.id)} a.row-delete`);
         else handled = false;
         break;
       case 'u': handled = press('#undo'); break;
@@ -392,6 +444,7 @@
     if (handled) event.preventDefault();
   });
 
+  remember(document);
   localTimes(document);
   followTicks();
 })();

@@ -192,6 +192,11 @@ final class Connection {
                 }
                 let response = loop.handler(request)
                 if request.method == .get && response.isEventStream, let events = loop.events {
+                    guard !loop.isStopping else {
+                        answer(loop.errorPage(HTTPError(.serviceUnavailable, "Mailroom is stopping.")), method: request.method,
+                               target: request.target, keepAlive: false, started: started)
+                        return
+                    }
                     startStream(response, request: request, events: events, started: started)
                     return
                 }

@@ -133,6 +133,10 @@ final class EventLoop {
     /// Runs until stopped and every connection has finished.
     func run() {
         event_base_dispatch(base)
+        // Connections still open when the loop ends (the stop deadline passed) are closed now,
+        // while the loop they call back into is alive; its deinit would be too late for that.
+        for connection in Array(connections.values) { connection.close() }
+        for session in Array(mailSessions.values) { session.close() }
     }
 
     /// A handle that another thread may use to stop this loop.
@@ -179,13 +183,16 @@ final class EventLoop {
     private func pushEvents() {
         guard let events, !streams.isEmpty else { return }
         let last = events.lastID
-        var prepared: [Int64: [UInt8]?] = [:]
+        // Per starting id: the bytes and the id they bring the stream to (an event published
+        // meanwhile may be among them), or nil bytes when the events are no longer kept.
+        var prepared: [Int64: (bytes: [UInt8]?, upTo: Int64)] = [:]
         for stream in Array(streams.values) where stream.lastEventID < last {
             let from = stream.lastEventID
             if prepared[from] == nil {
-                prepared[from] = events.events(after: from).map { $0.flatMap(\.bytes) }
+                let missed = events.events(after: from)
+                prepared[from] = (missed.map { $0.flatMap(\.bytes) }, missed?.last?.id ?? last)
             }
-            stream.push(prepared[from] ?? nil, upTo: last)
+            if let batch = prepared[from] { stream.push(batch.bytes, upTo: batch.upTo) }
         }
     }
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Dispatch
 import HTTP
 import MailroomCore
@@ -239,12 +242,16 @@ extension MailroomApp {
                 }
                 return (changed, gone)
             }
-        case .query(let text, let slug, let revision):
+        case .query(let text, let slug, let revision, let all):
             let box = try apiMailbox(slug)
+            // A whole mailbox only when asked for in so many words: a search that narrows
+            // nothing (empty, blank, "*") must not delete everything by mistake.
+            guard try Self.apiQuery(text) != nil || all else {
+                throw HTTPError(.badRequest, "Name the messages: “ids”, a search in “q”, or \"all\": true for the whole mailbox.")
+            }
             let asOf = revision ?? store.revision
             var state = ListState(mode: .active, allAsOf: asOf)
-            state.search = text
-            if text.isEmpty == false { _ = try Self.apiQuery(text) }
+            state.search = all ? "" : text
             outcome = try perform { transaction throws(HTTPError) in
                 let (_, notice) = try action.command.apply(to: transaction, in: box, state: state, pageSize: pageSize)
                 return (notice?.count ?? 0, notice?.gone ?? 0)
@@ -279,11 +286,20 @@ extension MailroomApp {
         }
         defer { commitWatch.leave() }
         let deadline = DispatchTime.now() + .seconds(seconds)
+        var woken = false
         while true {
             let seen = store.revision
             if let found = try newestMatch(query, in: only, after: after) {
-                return Self.json(try messageJSON(found))
+                var response = Self.json(try messageJSON(found))
+                if woken, let since = commitWatch.sinceLastCommit() {
+                    // How long after the commit that brought it this answer was made, for a
+                    // script (or the bench) that wants to know (W3C Server Timing).
+                    let millis = Double(since) / 1_000_000
+                    response.headers.set("Server-Timing", "commit;desc=\"since the commit\";dur=\(JSON.fraction(millis).text)")
+                }
+                return response
             }
+            woken = true
             guard commitWatch.wait(beyond: seen, revision: { store.revision }, until: deadline) else {
                 throw HTTPError(Status(code: 408, reason: "Request Timeout"),
                                 "No message matching “\(text)” arrived within \(seconds) seconds.")
@@ -328,7 +344,7 @@ enum APIAction: String {
 /// Which messages an API action names: ids, or a query as of a revision.
 enum APITarget {
     case ids([MessageID])
-    case query(String, mailbox: String, revision: Int64?)
+    case query(String, mailbox: String, revision: Int64?, all: Bool)
 
     init(_ request: Request) throws(HTTPError) {
         let type = request.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: " \t").lowercased() ?? ""
@@ -382,12 +398,7 @@ enum APITarget {
     }
 
     private static func checked(query: String, mailbox: String, revision: Int64?, all: Bool) throws(HTTPError) -> APITarget {
-        // A whole mailbox only when asked for in so many words: a query left out by mistake
-        // must not delete everything.
-        guard !query.isEmpty || all else {
-            throw HTTPError(.badRequest, "Name the messages: “ids”, a search in “q”, or \"all\": true for the whole mailbox.")
-        }
-        return .query(query, mailbox: mailbox, revision: revision)
+        .query(query, mailbox: mailbox, revision: revision, all: all)
     }
 }
 
@@ -395,6 +406,21 @@ enum APITarget {
 final class CommitWatch: Sendable {
     private let sleepers = Mutex<[ObjectIdentifier: DispatchSemaphore]>([:])
     private let waiting = Atomic<Int>(0)
+    /// When the last commit was made, in nanoseconds of the monotonic clock (0: none yet).
+    private let lastCommit = Atomic<UInt64>(0)
+
+    /// Nanoseconds since the last commit, or nil before the first.
+    func sinceLastCommit() -> UInt64? {
+        let last = lastCommit.load(ordering: .acquiring)
+        guard last > 0 else { return nil }
+        return Self.now() &- last
+    }
+
+    private static func now() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
 
     /// Counts a waiter in; false when `limit` are waiting already.
     func enter(limit: Int) -> Bool {
@@ -411,6 +437,7 @@ final class CommitWatch: Sendable {
 
     /// Called after every durable commit: wakes every sleeper.
     func committed() {
+        lastCommit.store(Self.now(), ordering: .releasing)
         sleepers.withLock { sleepers in
             for sleeper in sleepers.values { sleeper.signal() }
         }

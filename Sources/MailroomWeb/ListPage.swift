@@ -215,7 +215,7 @@ struct ListPage {
     // MARK: Browsing (inactive and transient)
 
     private var browsingList: Node {
-        ul(.class("list"), .id("messages"), .aria("label", "Messages")) {
+        ul(.class("list"), .id("messages"), .aria("label", "Messages"), .data("revision", "\(slice.revision)")) {
             for message in messages {
                 if state.mode.pendingRow == message.id {
                     confirmingRow(message)
@@ -265,7 +265,7 @@ struct ListPage {
             input(.type(.hidden), .name("mode"), .value("active"))
             placeFields
             selectEverything
-            ul(.class("list editing"), .id("messages"), .aria("label", "Messages")) {
+            ul(.class("list editing"), .id("messages"), .aria("label", "Messages"), .data("revision", "\(slice.revision)")) {
                 for (offset, message) in messages.enumerated() {
                     rows.row(message, .editing(
                         mailbox.id, selected: state.selection.contains(message.id),

@@ -149,7 +149,8 @@ import Testing
     @Test(arguments: [
         ("{}", 400), ("{\"ids\": []}", 400), ("{\"ids\": \"1\"}", 400), ("{\"ids\": [1.5]}", 400), ("[1]", 400),
         ("{\"q\": 3}", 400), ("not json", 400), ("{\"q\": \"is:unread\", \"mailbox\": \"nowhere\"}", 404),
-        ("{\"mailbox\": \"inbox\"}", 400),
+        ("{\"mailbox\": \"inbox\"}", 400), ("{\"q\": \" \"}", 400), ("{\"q\": \"   \", \"mailbox\": \"trash\"}", 400),
+        ("{\"q\": \"\", \"all\": false}", 400),
     ])
     func badBodiesAreRefusedWithJSONAndChangeNothing(body: String, status: Int) throws {
         let before = inbox.library
