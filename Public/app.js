@@ -85,12 +85,19 @@
   let refreshing = null;
   let again = false;
 
+  // Set once the page is being left (a form posted, a link followed): what it would fetch or
+  // reload then could only get in the way of where the person is going.
+  let leaving = false;
+  window.addEventListener('beforeunload', () => { leaving = true; });
+  document.addEventListener('submit', () => { leaving = true; }, true);
+
   /** Asks for the page again and brings what changed into this one. */
   function refresh() {
+    if (leaving) return;
     if (refreshing) { again = true; return; }
     refreshing = fetch(location.href, { credentials: 'same-origin', headers: { Accept: 'text/html' } })
       .then((response) => (response.ok ? response.text() : null))
-      .then((html) => { if (html) patch(new DOMParser().parseFromString(html, 'text/html')); })
+      .then((html) => { if (html && !leaving) patch(new DOMParser().parseFromString(html, 'text/html')); })
       .catch(() => {})
       .finally(() => {
         refreshing = null;
@@ -266,7 +273,10 @@
     if (document.visibilityState === 'visible') resume(); else disconnect();
   });
   window.addEventListener('pagehide', disconnect);
-  window.addEventListener('pageshow', (event) => { if (event.persisted) resume(); });
+  window.addEventListener('pageshow', (event) => {
+    // Back from the back/forward cache: the page is in use again.
+    if (event.persisted) { leaving = false; resume(); }
+  });
   if (document.visibilityState !== 'hidden') connect(); else stale = true;
 
   // MARK: The keyboard
