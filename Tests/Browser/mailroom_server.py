@@ -1,6 +1,7 @@
 """Starting and stopping the real mailroom binary on a free port, for tests and scripts."""
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -16,10 +17,11 @@ class Mailroom:
     """A running server; `url(path)` gives an absolute address on loopback; `smtp_port` is its
     SMTP port when started with `smtp=True`, else None."""
 
-    def __init__(self, process, port, smtp_port=None):
+    def __init__(self, process, port, smtp_port=None, work=None):
         self.process = process
         self.port = port
         self.smtp_port = smtp_port
+        self.work = work
 
     def url(self, path="/"):
         return f"http://127.0.0.1:{self.port}{path}"
@@ -28,6 +30,8 @@ class Mailroom:
         self.process.send_signal(signal.SIGTERM)
         assert self.process.wait(timeout=10) == 0, "mailroom exits 0 on SIGTERM"
         self.process.stdout.close()
+        if self.work:
+            shutil.rmtree(self.work, ignore_errors=True)
 
 
 def free_port():
@@ -59,7 +63,7 @@ def start(password=None, page_size=None, smtp=False, extra=()):
             line = process.stdout.readline()
             match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
             if match:
-                return Mailroom(process, int(match.group(1)), smtp_port or None)
+                return Mailroom(process, int(match.group(1)), smtp_port or None, work)
             if not line:
                 break
         process.kill()

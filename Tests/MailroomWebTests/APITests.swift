@@ -222,9 +222,13 @@ import Testing
 }
 
 /// The API behind a password: a token or a signed-in session, never a form from elsewhere.
-@Suite struct APIAccessTests {
+@Suite final class APIAccessTests {
     let app: MailroomApp
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mailroom-api-\(UUID().uuidString)")
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
+    }
 
     init() throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
