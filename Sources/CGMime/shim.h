@@ -17,6 +17,8 @@ static inline int mailroom_is_mailbox(InternetAddress *address) { return INTERNE
 static inline int mailroom_is_group(InternetAddress *address) { return INTERNET_ADDRESS_IS_GROUP(address); }
 static inline InternetAddressMailbox *mailroom_as_mailbox(InternetAddress *address) { return INTERNET_ADDRESS_MAILBOX(address); }
 static inline InternetAddressGroup *mailroom_as_group(InternetAddress *address) { return INTERNET_ADDRESS_GROUP(address); }
+static inline GMimeObject *mailroom_text_part_object(GMimeTextPart *part) { return GMIME_OBJECT(part); }
+static inline GMimeObject *mailroom_message_object(GMimeMessage *message) { return GMIME_OBJECT(message); }
 static inline void mailroom_unref(void *object) { if (object) g_object_unref(object); }
 
 // A stream that reads `count` bytes where they lie, through `holder`, which the caller keeps

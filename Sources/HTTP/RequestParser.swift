@@ -8,13 +8,28 @@ public struct RequestLimits: Sendable {
     public var maxHeaderCount: Int
     /// The body, however it is framed; more is 413.
     public var maxBodyBytes: Int
+    /// A POST whose path starts with `uploadPath` (a mail import) may send up to `maxUploadBytes`.
+    public var uploadPath: String?
+    public var maxUploadBytes: Int
 
-    public init(maxURLBytes: Int, maxHeaderBytes: Int, maxHeaderCount: Int, maxBodyBytes: Int) {
+    public init(maxURLBytes: Int, maxHeaderBytes: Int, maxHeaderCount: Int, maxBodyBytes: Int,
+                uploadPath: String? = nil, maxUploadBytes: Int = 0) {
         self.maxURLBytes = maxURLBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.maxHeaderCount = maxHeaderCount
         self.maxBodyBytes = maxBodyBytes
+        self.uploadPath = uploadPath
+        self.maxUploadBytes = maxUploadBytes
     }
+
+    /// The most a body may hold in a request for `target` made with `method`.
+    func maxBodyBytes(_ method: Method, _ target: String) -> Int {
+        guard let uploadPath, method == .post, target.hasPrefix(uploadPath) else { return maxBodyBytes }
+        return max(maxBodyBytes, maxUploadBytes)
+    }
+
+    /// The most any one request's body may hold.
+    public var largestBody: Int { max(maxBodyBytes, uploadPath == nil ? 0 : maxUploadBytes) }
 }
 
 /// HTTP/1.1 request framing (RFC 9112) over the bytes a connection has received so far.
@@ -96,7 +111,7 @@ public enum RequestParser {
             body = Array(bytes[bodyStart..<(bodyStart + length)])
             consumed = bodyStart + length
         case .chunked:
-            switch Chunked.decode(bytes, from: bodyStart, limit: limits.maxBodyBytes) {
+            switch Chunked.decode(bytes, from: bodyStart, limit: limits.maxBodyBytes(head.method, head.target)) {
             case .incomplete: return .incomplete
             case .failure(let error): return .refused(error)
             case .success(let decoded, let end):
@@ -296,8 +311,9 @@ private enum Framing {
             else {
                 return .failure(RequestParser.bad("Content-Length must be a number."))
             }
-            guard length <= limits.maxBodyBytes else {
-                return .failure(HTTPError(.contentTooLarge, "The request's body is larger than \(limits.maxBodyBytes) bytes."))
+            let limit = limits.maxBodyBytes(head.method, head.target)
+            guard length <= limit else {
+                return .failure(HTTPError(.contentTooLarge, "The request's body is larger than \(limit) bytes."))
             }
             return .success(length == 0 ? .none : .length(length))
         }

@@ -121,7 +121,7 @@ final class Connection {
 
     /// The most that one request can take: its head and body limits, and a little more.
     private var maxBufferedBytes: Int {
-        loop.limits.maxURLBytes + loop.limits.maxHeaderBytes + loop.limits.maxBodyBytes + 4_096
+        loop.limits.maxURLBytes + loop.limits.maxHeaderBytes + loop.limits.largestBody + 4_096
     }
 
     private func written() {

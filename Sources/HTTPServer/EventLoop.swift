@@ -56,7 +56,8 @@ final class EventLoop {
         self.configuration = configuration
         self.limits = RequestLimits(
             maxURLBytes: configuration.maxURLBytes, maxHeaderBytes: configuration.maxHeaderBytes,
-            maxHeaderCount: configuration.maxHeaderCount, maxBodyBytes: configuration.maxBodyBytes)
+            maxHeaderCount: configuration.maxHeaderCount, maxBodyBytes: configuration.maxBodyBytes,
+            uploadPath: configuration.uploadPath, maxUploadBytes: configuration.maxUploadBytes)
         self.log = log
         self.housekeeping = housekeeping
         self.mail = mail?.shared

@@ -17,6 +17,9 @@ public struct ServerConfiguration: Sendable {
     /// Seconds between the comments written to idle event streams, so proxies and the client
     /// see the connection is alive (and a dead one is noticed).
     public var heartbeatSeconds: Int = 15
+    /// POSTs to paths starting with this (mail imports) may send bodies up to `maxUploadBytes`.
+    public var uploadPath: String?
+    public var maxUploadBytes: Int = 0
 
     public init(
         host: String = "127.0.0.1",

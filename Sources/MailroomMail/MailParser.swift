@@ -5,7 +5,7 @@ private import CGMime
 /// GMime objects are not thread-safe; each parse makes and frees its own, on the calling thread.
 public enum MailParser {
     /// GMime's one-time set-up, run before the first parse.
-    private static let ready: Bool = {
+    static let ready: Bool = {
         g_mime_init()
         return true
     }()

@@ -58,6 +58,21 @@ public struct StoredAttachment: Equatable, Sendable {
     }
 }
 
+/// One message as `mailroom export` writes it: the bytes it arrived as, or (posted through the
+/// page) what it is made of.
+public struct ExportedMessage: Sendable {
+    public var id: MessageID
+    /// Where it sits in its mailbox: the next page starts after it.
+    public var rank: Int64
+    public var createdAt: Int64
+    public var subject: String
+    public var author: String
+    public var body: String
+    /// The message exactly as received; nil for a message posted through the page.
+    public var raw: [UInt8]?
+    public var envelopeFrom: String?
+}
+
 /// What the message page shows of a mailed message besides its text.
 public struct MailDetails: Equatable, Sendable {
     /// Names the raw bytes, shared by every copy of the message.
@@ -83,13 +98,36 @@ extension Transaction {
     /// Stores `mail` once, with one copy on top of each of `boxes` (at least the Inbox); the ids
     /// of the copies, in the order of `boxes`.
     public func addMail(_ mail: IncomingMail, to boxes: [MailboxID], at time: Int64) throws(StoreError) -> [MessageID] {
+        try addMail(mail, to: boxes, at: time, importKey: nil)
+    }
+
+    /// Stores an imported message in `box` (on top), unless a message with the same import key
+    /// (the SHA-256 of its bytes) is already kept: nil then, and nothing is written.
+    public func importMail(
+        _ mail: IncomingMail, key: [UInt8], to box: MailboxID, at time: Int64, isUnread: Bool, isFlagged: Bool
+    ) throws(StoreError) -> MessageID? {
+        let statement = try database.cached("SELECT 1 FROM raw_mail WHERE import_key = ?")
+        try statement.bind([.blob(key)])
+        let known = try statement.step()
+        statement.reset()
+        guard !known, let id = try addMail(mail, to: [box], at: time, importKey: key).first else { return nil }
+        if !isUnread || isFlagged {
+            try run("UPDATE messages SET unread = ?, flagged = ? WHERE id = ?",
+                    [.boolean(isUnread), .boolean(isFlagged), .integer(id.rawValue)])
+        }
+        return id
+    }
+
+    private func addMail(_ mail: IncomingMail, to boxes: [MailboxID], at time: Int64, importKey: [UInt8]?) throws(StoreError) -> [MessageID] {
         let targets = boxes.isEmpty ? [MailboxID.inbox] : boxes
         let raw = try takeCounter("next_raw_id")
+        let key: SQLValue = importKey.map { .blob($0) } ?? .null
         if mail.raw.count <= Self.copiedRawBytes {
-            try run("INSERT INTO raw_mail (id, bytes) VALUES (?, ?)", [.integer(raw), .blob(mail.raw)])
+            try run("INSERT INTO raw_mail (id, bytes, import_key) VALUES (?, ?, ?)", [.integer(raw), .blob(mail.raw), key])
         } else {
             // Written in place, piece by piece: SQLite makes no copy of a large message.
-            try run("INSERT INTO raw_mail (id, bytes) VALUES (?, zeroblob(?))", [.integer(raw), .integer(mail.raw.count)])
+            try run("INSERT INTO raw_mail (id, bytes, import_key) VALUES (?, zeroblob(?), ?)",
+                    [.integer(raw), .integer(mail.raw.count), key])
             try database.writeBlob(table: "raw_mail", column: "bytes", row: raw, mail.raw)
         }
         for attachment in mail.attachments {
@@ -181,6 +219,30 @@ extension Reader {
     /// The bytes of a mailed message exactly as received, by the raw id in its details.
     public func rawMail(_ raw: Int64) throws(StoreError) -> [UInt8]? {
         try database.readBlob(table: "raw_mail", column: "bytes", row: raw)
+    }
+
+    /// Up to `limit` messages of `box` from the bottom up (the order they arrived in), after the
+    /// one at `rank` when given: what `mailroom export` writes, a page at a time.
+    public func exportPage(of box: MailboxID, after rank: Int64?, limit: Int) throws(StoreError) -> [ExportedMessage] {
+        let statement = try database.cached("""
+            SELECT m.id, m.rank, m.created_at, h.subject, h.author, b.body, x.raw, x.envelope_from
+            FROM messages m CROSS JOIN headers h ON h.id = m.id JOIN bodies b ON b.id = m.id
+            LEFT JOIN mail x ON x.id = m.id
+            WHERE m.mailbox = ? AND m.rank > ? ORDER BY m.rank LIMIT ?
+            """)
+        try statement.bind([.integer(box.rawValue), .integer(rank ?? Int64.min), .integer(Int64(limit))])
+        defer { statement.reset() }
+        var page: [ExportedMessage] = []
+        while try statement.step() {
+            var raw: [UInt8]?
+            if let rawID = try statement.optionalInteger(at: 6) { raw = try rawMail(rawID) }
+            page.append(ExportedMessage(
+                id: MessageID(try statement.integer(at: 0)), rank: try statement.integer(at: 1),
+                createdAt: try statement.integer(at: 2), subject: try statement.text(at: 3),
+                author: try statement.text(at: 4), body: try statement.text(at: 5), raw: raw,
+                envelopeFrom: try statement.optionalText(at: 7)))
+        }
+        return page
     }
 
     /// Every mailbox's routing addresses, in the order they sort.

@@ -234,6 +234,39 @@ public final class Store: @unchecked Sendable {
         return try Reader(database: database).problems()
     }
 
+    /// Reads every message of the mailbox called `name` (its name in any case, or its slug) from
+    /// the bottom up, as of one commit, handing each to `each`; like `check`, beside a running
+    /// Mailroom, without its lock. The mailbox's name as shown and how many messages there were.
+    public static func export(path: String, mailbox name: String, _ each: (ExportedMessage) throws -> Void) throws -> (name: String, count: Int) {
+        guard access(path, F_OK) == 0 else { throw StoreError.cannotOpen(path: path, reason: "there is no such file") }
+        let database = try Database(path: path)
+        try database.setBusyTimeout(milliseconds: 5_000)
+        let version = try database.userVersion
+        guard version == Schema.currentVersion else {
+            throw StoreError.cannotOpen(path: path, reason: "its schema is version \(version); this Mailroom reads \(Schema.currentVersion)")
+        }
+        try database.run("BEGIN")
+        defer { try? database.run("COMMIT") }
+        let reader = Reader(database: database)
+        let wanted = name.lowercased()
+        let all = try reader.mailboxes()
+        guard let box = all.first(where: { $0.name.lowercased() == wanted })
+            ?? MailboxID(slug: Substring(name)).flatMap({ id in all.first { $0.id == id } })
+        else {
+            throw StoreError.refused(.invalidName("There is no mailbox “\(name)”; there are: \(all.map(\.name).joined(separator: ", ")).")) 
+        }
+        var count = 0
+        var after: Int64?
+        while true {
+            let page = try reader.exportPage(of: box.id, after: after, limit: 256)
+            for message in page { try each(message) }
+            count += page.count
+            guard let last = page.last else { break }
+            after = last.rank
+        }
+        return (box.name, count)
+    }
+
     /// SQLite's own check of the file and of its foreign keys, then Mailroom's: each mailbox's
     /// counts agree with its messages, and each message has its headers and body. "ok", or one
     /// line per problem.

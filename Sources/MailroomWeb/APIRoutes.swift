@@ -15,7 +15,7 @@ import Synchronization
 /// Every answer is JSON, errors included (`{"error": "...", "status": 404}`). Reading a message
 /// here never marks it read; `POST /api/v1/messages/read` does.
 extension MailroomApp {
-    static let apiPrefix = "/api/v1/"
+    public static let apiPrefix = "/api/v1/"
     /// The most `wait` calls that may be waiting at once; each holds a worker thread.
     static let maximumWaits = 32
     /// The longest a `wait` may ask to wait, in seconds.
@@ -64,6 +64,9 @@ extension MailroomApp {
         case (1, "wait"):
             guard isRead else { throw Self.apiMethodNotAllowed("GET, HEAD") }
             return try apiWait(request)
+        case (1, "import"):
+            guard isPost else { throw Self.apiMethodNotAllowed("POST") }
+            return try apiImport(request)
         case (2, "messages") where APIAction(rawValue: String(segments[1])) != nil:
             guard isPost, let action = APIAction(rawValue: String(segments[1])) else { throw Self.apiMethodNotAllowed("POST") }
             return try apiAct(action, request)
@@ -259,6 +262,57 @@ extension MailroomApp {
         }
         return Self.json(.object([
             ("action", .string(action.rawValue)), ("changed", .int(outcome.changed)), ("gone", .int(outcome.gone)),
+            ("revision", .number(store.revision)),
+        ]))
+    }
+
+    // MARK: Importing
+
+    /// The largest body `POST /api/v1/import` takes (the server lets it past `--max-body`).
+    public static let maximumImportBytes = 64 << 20
+
+    /// `POST /api/v1/import?mailbox=NAME[&unread=0|1][&flagged=0|1]` with an mbox file as the body
+    /// (`Content-Type: application/mbox`; a single message as `message/rfc822`): each message is
+    /// stored at the top of the mailbox NAME (made when missing), in the file's order, all in one
+    /// commit; a message whose exact bytes were imported before is skipped.
+    private func apiImport(_ request: Request) throws(HTTPError) -> Response {
+        let type = request.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: " \t").lowercased() ?? ""
+        guard type == "application/mbox" || type == "message/rfc822" else {
+            throw HTTPError(.unsupportedMediaType, "Send an mbox file as application/mbox, or one message as message/rfc822.")
+        }
+        guard let name = request.query["mailbox"], !name.isEmpty else {
+            throw HTTPError(.badRequest, "Name the mailbox to import into: ?mailbox=NAME.")
+        }
+        let flag = { (field: String) throws(HTTPError) -> Bool? in
+            guard let text = request.query[field] else { return nil }
+            guard text == "0" || text == "1" else { throw HTTPError(.badRequest, "“\(field)” must be 0 or 1.") }
+            return text == "1"
+        }
+        let unread = try flag("unread")
+        let flagged = try flag("flagged")
+        let time = now()
+        var messages: [ImportedMail] = []
+        let prepare = { (raw: [UInt8], sender: String?) in
+            messages.append(MailImport.prepare(raw, sender: sender, isUnread: unread, isFlagged: flagged, now: time))
+        }
+        if type == "message/rfc822" {
+            prepare(request.body, nil)
+        } else {
+            var scanner = MboxScanner()
+            request.body.withUnsafeBytes { bytes in scanner.feed(bytes) { prepare($0.raw, $0.sender) } }
+            scanner.finish { prepare($0.raw, $0.sender) }
+        }
+        let (box, added, skipped) = try perform { transaction throws(HTTPError) in
+            do throws(StoreError) {
+                let box = try MailImport.mailbox(named: name, transaction)
+                let (added, skipped) = try MailImport.store(messages, in: box, transaction)
+                return (box, added, skipped)
+            } catch {
+                throw ListCommand.failure(error)
+            }
+        }
+        return Self.json(.object([
+            ("mailbox", .string(box.slug)), ("added", .int(added)), ("skipped", .int(skipped)),
             ("revision", .number(store.revision)),
         ]))
     }

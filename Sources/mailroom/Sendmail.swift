@@ -320,7 +320,21 @@ enum Sendmail {
             }
         }
 
-        private func readLine() throws(Failure) -> String {
+        /// Exactly `count` bytes (an HTTP body, for `mailroom import --url`).
+        func read(_ count: Int) throws(Failure) -> [UInt8] {
+            while pending.count < count {
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                let got = recv(fd, &buffer, buffer.count, 0)
+                if got < 0 && errno == EINTR { continue }
+                guard got > 0 else { throw Failure(message: "Mailroom closed the connection", code: tryAgain) }
+                pending += buffer[0..<got]
+            }
+            let bytes = Array(pending[..<count])
+            pending.removeFirst(count)
+            return bytes
+        }
+
+        func readLine() throws(Failure) -> String {
             while true {
                 if let newline = pending.firstIndex(of: 10) {
                     var line = Array(pending[..<newline])

@@ -22,6 +22,8 @@ if CommandLine.arguments.dropFirst().first == "sendmail" {
 switch CommandLine.arguments.dropFirst().first {
 case "backup": exit(Maintenance.backup(Array(CommandLine.arguments.dropFirst(2))))
 case "check": exit(Maintenance.check(Array(CommandLine.arguments.dropFirst(2))))
+case "import": exit(Transfer.importMail(Array(CommandLine.arguments.dropFirst(2))))
+case "export": exit(Transfer.exportMail(Array(CommandLine.arguments.dropFirst(2))))
 default: break
 }
 
@@ -126,10 +128,15 @@ do {
     exit(1)
 }
 
+// Mail imports (`mailroom import --url`) post mbox files larger than other requests may be.
+var serving = options.server
+serving.uploadPath = MailroomApp.apiPrefix + "import"
+serving.maxUploadBytes = MailroomApp.maximumImportBytes
+
 let server: Server
 do {
     server = try Server(
-        configuration: options.server, logRequests: options.logRequests, logFormat: options.logFormat,
+        configuration: serving, logRequests: options.logRequests, logFormat: options.logFormat,
         metrics: app.metrics, events: app.events,
         housekeeping: Housekeeping(everySeconds: 1) { Memory.handBackUnused() }, mayWait: app.mayStore(_:),
         mail: mail, errorPage: app.response(for:), handler: app.respond(to:))

@@ -14,7 +14,7 @@ import Testing
             #expect(library.nextMessageID == 1)
             #expect(library.nextMailboxID == MailboxID.firstCustom)
             store.close()
-            #expect(try Database(path: path).userVersion == 5)
+            #expect(try Database(path: path).userVersion == 6)
         }
     }
 
@@ -42,7 +42,7 @@ import Testing
             #expect(library.nextMessageID == 8)
             #expect(try store.setting("probe", orMake: { "made" }) == "made")
             store.close()
-            #expect(try Database(path: path).userVersion == 5)
+            #expect(try Database(path: path).userVersion == 6)
         }
     }
 

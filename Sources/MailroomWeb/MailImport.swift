@@ -1,0 +1,76 @@
+import HTTP
+import MailroomCore
+import MailroomMail
+import MailroomStore
+
+/// One message brought in from an mbox file or a Maildir, read and parsed, ready to store.
+public struct ImportedMail: Sendable {
+    public var mail: IncomingMail
+    /// The SHA-256 of its bytes: a message already imported is skipped.
+    public var key: [UInt8]
+    public var time: Int64
+    public var isUnread: Bool
+    public var isFlagged: Bool
+    public var size: Int { mail.raw.count }
+}
+
+/// What `mailroom import` and `POST /api/v1/import` share: a message read, parsed as SMTP mail
+/// is, and stored in the mailbox named, unless its exact bytes were imported before.
+public enum MailImport {
+    /// Parses one message (on the calling thread). Its time in the list is its Date, else `now`.
+    /// Its state comes from the caller (a Maildir's flags), else from the `Status: RO` and
+    /// `X-Status: F` headers that mbox readers write, else unread.
+    public static func prepare(_ raw: [UInt8], sender: String?, isUnread: Bool? = nil, isFlagged: Bool? = nil, now: Int64) -> ImportedMail {
+        let mail = MailroomApp.incoming(raw, from: sender ?? "", to: [], peer: "import")
+        let state = isUnread == nil || isFlagged == nil ? Self.mboxState(raw) : (isUnread: true, isFlagged: false)
+        return ImportedMail(
+            mail: mail, key: MailDigest.sha256(raw), time: mail.sentAt ?? now,
+            isUnread: isUnread ?? state.isUnread, isFlagged: isFlagged ?? state.isFlagged)
+    }
+
+    /// Stores `messages` at the top of `box`, in order: how many were added and how many skipped.
+    public static func store(_ messages: [ImportedMail], in box: MailboxID, _ transaction: Transaction) throws(StoreError) -> (added: Int, skipped: Int) {
+        var added = 0
+        for message in messages {
+            if try transaction.importMail(message.mail, key: message.key, to: box, at: message.time,
+                                          isUnread: message.isUnread, isFlagged: message.isFlagged) != nil {
+                added += 1
+            }
+        }
+        return (added, messages.count - added)
+    }
+
+    /// The mailbox called `name` (its name as shown, any case, or its slug: `inbox`, `100`), made
+    /// when there is none. Mail cannot be imported into Trash.
+    public static func mailbox(named name: String, _ transaction: Transaction) throws(StoreError) -> MailboxID {
+        let all = try transaction.mailboxes()
+        let wanted = name.lowercased()
+        let found = all.first { $0.name.lowercased() == wanted }?.id
+            ?? MailboxID(slug: Substring(name)).flatMap { id in all.contains { $0.id == id } ? id : nil }
+        if let found {
+            guard found != .trash else { throw .refused(.invalidName("Mail cannot be imported into Trash; name another mailbox.")) }
+            return found
+        }
+        return try transaction.createMailbox(named: name)
+    }
+
+    /// Read and flag state from the headers mbox readers (mutt, Thunderbird, Evolution) keep.
+    static func mboxState(_ raw: [UInt8]) -> (isUnread: Bool, isFlagged: Bool) {
+        var isUnread = true
+        var isFlagged = false
+        var start = 0
+        while start < raw.count {
+            var end = start
+            while end < raw.count && raw[end] != 10 { end += 1 }
+            var line = raw[start..<end]
+            if line.last == 13 { line = line.dropLast() }
+            if line.isEmpty { break }  // the end of the header
+            let text = String(decoding: line, as: UTF8.self)
+            let lower = text.lowercased()
+            if lower.hasPrefix("status:") && text.dropFirst(7).contains("R") { isUnread = false }
+            if lower.hasPrefix("x-status:") && text.dropFirst(9).contains("F") { isFlagged = true }
+            start = end + 1
+        }
+        return (isUnread, isFlagged)
+    }
+}
