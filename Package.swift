@@ -23,6 +23,12 @@ let package = Package(
             pkgConfig: "gmime-3.0",
             providers: [.apt(["libgmime-3.0-dev"])]
         ),
+        // OpenSSL's digests (SHA-256 for import keys); only MailroomMail imports it.
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // glibc's mallopt, for the server process's memory settings (mailroom's main.swift).
         .systemLibrary(name: "CMalloc"),
         // The model: pure Swift, no I/O.
@@ -32,7 +38,7 @@ let package = Package(
         // HTTP values (requests, responses, forms, static files) with no sockets.
         .target(name: "HTTP"),
         // MIME through GMime: raw message in, decoded headers, text, HTML and attachments out.
-        .target(name: "MailroomMail", dependencies: ["CGMime"]),
+        .target(name: "MailroomMail", dependencies: ["CGMime", "CCrypto"]),
         // SMTP sessions as values (commands, replies, limits, message text) with no sockets.
         .target(name: "SMTP"),
         // libevent behind a (Request) -> Response handler.

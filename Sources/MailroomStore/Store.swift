@@ -107,6 +107,25 @@ public final class Store: @unchecked Sendable {
         timer.resume()
     }
 
+    /// Writes with a rollback journal instead of the log until `finishLoading` (or the next
+    /// open): for loading a lot at once into a file nobody else has open (`mailroom import`).
+    /// Each commit is still durable, but what it adds is written once, straight into the file,
+    /// where the log would take it twice (into the log, then back into the file).
+    public func startLoading() throws(StoreError) {
+        try writerLock.withLock { () throws(StoreError) in
+            guard let writer else { throw .closed }
+            try writer.execute("PRAGMA journal_mode = TRUNCATE")
+        }
+    }
+
+    /// Back to the log (WAL), as every other writer of the file expects.
+    public func finishLoading() throws(StoreError) {
+        try writerLock.withLock { () throws(StoreError) in
+            guard let writer else { throw .closed }
+            try writer.execute("PRAGMA journal_mode = WAL")
+        }
+    }
+
     /// Calls `observer` with every revision committed from now on, as soon as it is durable, on
     /// the committing thread (while the next commit waits: it must be quick).
     public func observeCommits(_ observer: @escaping @Sendable (Int64) -> Void) {

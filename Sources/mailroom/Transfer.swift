@@ -70,6 +70,8 @@ enum Transfer {
             return 1
         }
         let progress = Progress(total: sources.reduce(0) { $0 + $1.size })
+        Memory.limitArenas()
+        Memory.mapLargeBlocks()
         do {
             let outcome: (added: Int, skipped: Int, name: String)
             if let url = arguments.url {
