@@ -192,6 +192,34 @@ import Testing
         }
     }
 
+    /// `schema-6.sqlite` is `schema-5.sqlite` upgraded by the schema-6 build (the commit that
+    /// added this test) through `mailroom import --db schema-6.sqlite --mailbox Imported`, which
+    /// brought in two messages from an mbox: "Toner low" (Status: RO, so read) and "Nightly
+    /// backup finished" (X-Status: F, flagged, with a quoted `>From` line in its body).
+    @Test func aSchemaSixFileOpensAsItIsWithItsImportedMail() throws {
+        try withCopy(of: "schema-6.sqlite") { path in
+            #expect(try Database(path: path).userVersion == 6)
+            let store = try Store(path: path)
+            defer { store.close() }
+            #expect(store.migratedFrom == nil)
+            let library = try store.library()
+            #expect(library[.inbox]?.ids.map(\.rawValue) == [12, 6, 9, 4, 2, 1])
+            #expect(library[.trash]?.ids.map(\.rawValue) == [8, 3])
+            let imported = try #require(library.mailboxes.first { $0.name == "Imported" })
+            #expect(imported.messages.map(\.subject) == ["Nightly backup finished", "Toner low"])
+            #expect(imported.messages.map(\.isUnread) == [true, false])
+            #expect(imported.messages.map(\.isFlagged) == [true, false])
+            let details = try #require(try store.read { reader throws(StoreError) in try reader.mailDetails(MessageID(14)) })
+            let raw = try #require(try store.read { reader throws(StoreError) in try reader.rawMail(details.raw) })
+            #expect(String(decoding: raw, as: UTF8.self).hasSuffix("All 12 folders copied.\nFrom the log: done.\n"))
+            let keys = try store.read { reader throws(StoreError) in
+                try reader.count("SELECT count(*) FROM raw_mail WHERE length(import_key) = 32", [])
+            }
+            #expect(keys == 2)
+            #expect(try store.integrityCheck() == "ok")
+        }
+    }
+
     @Test func aMigratedFileReopensWithoutMigratingAgain() throws {
         try withCopy { path in
             try Store(path: path).close()

@@ -64,7 +64,7 @@ import Testing
         #expect(versions == versions.sorted())
         #expect(Set(versions).count == versions.count)
         #expect(versions.first == 1)
-        #expect(Schema.currentVersion == 5)
+        #expect(Schema.currentVersion == 6)
     }
 
     @Test func reopeningAnUpToDateFileRunsNoMigrationAndKeepsItsData() throws {
