@@ -71,7 +71,9 @@ screenshots: test-deps
 # 100,000-message delete and its Undo, posts, memory). The million is seeded once into
 # .build/bench-cache (about 10 minutes) and used in place by later runs (what a run changes, it puts back),
 # then scripts/bench-smtp: SMTP ingest with smtp-source beside Postfix's own queue (an instance of its
-# own in the bench's folder, not /etc/postfix) and smtp-sink, a 25 MiB message, the Inbox page during ingest.
+# own in the bench's folder, not /etc/postfix) and smtp-sink, a 25 MiB message, the Inbox page during ingest,
+# then scripts/bench-live: event streams and wait, then scripts/bench-ops: a 1 GB mbox imported into a new
+# file, and a hot backup of the million while 64 clients post.
 bench: bench-deps
 	$(SWIFT) build -c release --product mailroom-bench
 	./.build/release/mailroom-bench
@@ -80,6 +82,7 @@ bench: bench-deps
 	./scripts/bench-scale
 	./scripts/bench-smtp
 	./scripts/bench-live
+	./scripts/bench-ops
 
 # libFuzzer on the HTTP request parsers, then on SMTP sessions, then on the MIME wrapper: `make fuzz RUNS=-1` runs each until
 # stopped; crashes land in Fuzz/crashes.

@@ -49,9 +49,13 @@ final class Database {
     }
 
     /// Copies the whole database into a new file at `destination` with SQLite's online backup,
-    /// in one step: one read transaction, so the copy is the database as of one commit, while
-    /// other connections (and processes) go on writing. The copy is synced before this returns.
-    func backup(to destination: String) throws(StoreError) {
+    /// in one read transaction, so the copy is the database as of one commit, while other
+    /// connections (and processes) go on writing. The copy is synced before this returns.
+    ///
+    /// With `afterStep`, the copy is made `stepPages` pages at a time and `afterStep` runs
+    /// between steps (to flush and pace the copy); the read transaction is this connection's
+    /// own, held from the first step to the last, so no commit elsewhere restarts the copy.
+    func backup(to destination: String, stepPages: Int32 = 2_048, afterStep: (() -> Void)? = nil) throws(StoreError) {
         var target: OpaquePointer?
         let opened = sqlite3_open_v2(destination, &target, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard let target else { throw .cannotOpen(path: destination, reason: "SQLite could not allocate a connection") }
@@ -63,11 +67,21 @@ final class Database {
         }
         var code: Int32
         var busy = 0
+        if afterStep != nil {
+            // The snapshot every step reads: begun here, ended once the copy is done.
+            code = sqlite3_exec(handle, "BEGIN; SELECT count(*) FROM sqlite_schema", nil, nil, nil)
+            guard code == SQLITE_OK else {
+                sqlite3_backup_finish(copy)
+                throw .sqlite(code: code, message: Self.reason(handle), sql: "BEGIN")
+            }
+        }
+        defer { if afterStep != nil { sqlite3_exec(handle, "COMMIT", nil, nil, nil) } }
         repeat {
             // Busy only while another connection holds a lock the step needs; each connection's
             // busy timeout has waited 5 s for it before that is said, so a few tries are plenty.
-            code = sqlite3_backup_step(copy, -1)
+            code = sqlite3_backup_step(copy, afterStep == nil ? -1 : stepPages)
             if code == SQLITE_BUSY || code == SQLITE_LOCKED { busy += 1 }
+            if code == SQLITE_OK, let afterStep { afterStep() }
         } while (code == SQLITE_OK || code == SQLITE_BUSY || code == SQLITE_LOCKED) && busy < 12
         let finished = sqlite3_backup_finish(copy)
         guard code == SQLITE_DONE, finished == SQLITE_OK else {

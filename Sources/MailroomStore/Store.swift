@@ -224,14 +224,19 @@ public final class Store: @unchecked Sendable {
     /// commit, while a running Mailroom goes on serving and committing: every change committed
     /// before this began is in the copy. Opens no lock of Mailroom's and migrates nothing; a file
     /// from a newer Mailroom is copied as it is.
-    public static func backup(path: String, to destination: String) throws(StoreError) {
+    ///
+    /// With `afterStep`, the copy is made `stepPages` pages (8 MiB) at a time, and `afterStep`
+    /// runs between steps (a backup beside a serving Mailroom flushes and paces itself there).
+    public static func backup(
+        path: String, to destination: String, stepPages: Int32 = 2_048, afterStep: (() -> Void)? = nil
+    ) throws(StoreError) {
         guard access(path, F_OK) == 0 else { throw .cannotOpen(path: path, reason: "there is no such file") }
         guard access(destination, F_OK) != 0 else {
             throw .cannotOpen(path: destination, reason: "it exists already; Mailroom never writes over a file")
         }
         let source = try Database(path: path)
         try source.setBusyTimeout(milliseconds: 5_000)
-        try source.backup(to: destination)
+        try source.backup(to: destination, stepPages: stepPages, afterStep: afterStep)
     }
 
     /// `integrityCheck` on the file at `path` without opening it as Mailroom does: no lock, no

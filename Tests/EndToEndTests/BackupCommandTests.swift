@@ -19,7 +19,8 @@ import Testing
         let writers = DispatchGroup()
         let port = server.port
         for writer in 0..<8 {
-            DispatchQueue.global().async(group: writers) {
+            // A queue of its own is an overcommitting one: a thread of its own, however busy the pool.
+            DispatchQueue(label: "writer \(writer)").async(group: writers) {
                 let client = HTTPClient(port: port)
                 var number = 0
                 while !stop.load(ordering: .relaxed) {

@@ -14,7 +14,10 @@ import Testing
         }
     }
 
-    @Test func aBackupUnderEightWritersHoldsEveryCommitMadeBeforeItBegan() throws {
+    /// In one step, and (as `mailroom backup` makes it) a few pages at a time with commits made
+    /// between the steps: the copy is the file as of one commit either way, never restarted.
+    @Test(arguments: [false, true])
+    func aBackupUnderEightWritersHoldsEveryCommitMadeBeforeItBegan(stepped: Bool) throws {
         try withTemporaryPath { path in
             let store = try Store(path: path)
             defer { store.close() }
@@ -23,7 +26,8 @@ import Testing
             let stop = Atomic<Bool>(false)
             let writers = DispatchGroup()
             for writer in 0..<8 {
-                DispatchQueue.global().async(group: writers) {
+                // A queue of its own is an overcommitting one: a thread of its own, however busy the pool.
+                DispatchQueue(label: "writer \(writer)").async(group: writers) {
                     var number = 0
                     while !stop.load(ordering: .relaxed) {
                         number += 1
@@ -37,7 +41,25 @@ import Testing
             let before = Set(acknowledged.withLock { $0 })
             let copy = path + ".backup"
             defer { removeDatabase(at: copy) }
-            try Store.backup(path: path, to: copy)
+            var steps = 0
+            var stepsWithACommit = 0
+            if stepped {
+                try Store.backup(path: path, to: copy, stepPages: 4) {
+                    // Each step waits (a while at most) for a commit made after the previous one.
+                    steps += 1
+                    let seen = acknowledged.withLock { $0.count }
+                    var spins = 0
+                    while acknowledged.withLock({ $0.count }) == seen && spins < 1_000_000 {
+                        sched_yield()
+                        spins += 1
+                    }
+                    if acknowledged.withLock({ $0.count }) > seen { stepsWithACommit += 1 }
+                }
+                #expect(steps > 5, "the copy was made in steps")
+                #expect(stepsWithACommit * 2 > steps, "\(stepsWithACommit) of \(steps) steps saw a commit")
+            } else {
+                try Store.backup(path: path, to: copy)
+            }
             let duringBackup = acknowledged.withLock { $0.count } - before.count
             stop.store(true, ordering: .relaxed)
             writers.wait()
