@@ -93,6 +93,9 @@ struct Options {
         mailroom sendmail [-t] [-f SENDER] [-i] [--server HOST:PORT] [RECIPIENT...]
         mailroom backup [--db PATH] OUT    copy a live database, as of one commit, to the new file OUT
         mailroom check [--db PATH]         SQLite's integrity check and Mailroom's own; exit 1 on a problem
+        mailroom import [--db PATH | --url http://HOST:PORT [--token-file FILE]] --mailbox NAME FILE|MAILDIR...
+                                           mbox files and Maildirs into NAME; mail imported before is skipped
+        mailroom export [--db PATH] --mailbox NAME [OUT]   NAME as an mbox file (standard output without OUT)
         """
 
     static func parse(_ arguments: [String]) throws(Problem) -> Options {

@@ -104,7 +104,7 @@ def test_the_man_page_renders_cleanly_and_covers_every_flag_and_subcommand(stage
     assert len(flags) > 30
     missing = [flag for flag in flags if flag not in text.replace("\u2010", "-")]
     assert missing == [], missing
-    for subcommand in ["mailroom sendmail", "mailroom backup", "mailroom check"]:
+    for subcommand in ["mailroom sendmail", "mailroom backup", "mailroom check", "mailroom import", "mailroom export"]:
         assert subcommand in text, subcommand
     for name in ["MAILROOM_PASSWORD", "MAILROOM_API_TOKEN", "MAILROOM_SMTP"]:
         assert name in text
