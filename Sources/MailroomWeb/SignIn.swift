@@ -13,16 +13,22 @@ public final class SignIn: Sendable {
     private let sessions = Mutex<[String: Int64]>([:])
     private let failures = Mutex<[String: Lockout]>([:])
     private let log: @Sendable (String) -> Void
+    /// Where refusals (a wrong password) are told: the log's warnings.
+    private let warn: @Sendable (String) -> Void
 
     struct Lockout {
         var count: Int
         var until: Int64
     }
 
-    public init(password: String, sessionSeconds: Int64 = 7 * 86_400, log: @escaping @Sendable (String) -> Void) {
+    public init(
+        password: String, sessionSeconds: Int64 = 7 * 86_400, log: @escaping @Sendable (String) -> Void,
+        warn: (@Sendable (String) -> Void)? = nil
+    ) {
         self.password = Array(password.utf8)
         self.sessionSeconds = sessionSeconds
         self.log = log
+        self.warn = warn ?? log
     }
 
     /// The session id in the request's cookie, if it is one we gave out and it has not expired.
@@ -58,7 +64,7 @@ public final class SignIn: Sendable {
                 failures[peer] = entry
                 return entry
             }
-            log("sign-in: wrong password from \(peer) (\(lockout.count) in a row)")
+            warn("sign-in: wrong password from \(peer) (\(lockout.count) in a row)")
             return .refused
         }
         failures.withLock { $0[peer] = nil }

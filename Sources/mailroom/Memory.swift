@@ -13,7 +13,7 @@ enum Memory {
         mallopt(M_ARENA_MAX, 2)
     }
 
-    /// For `mailroom import`: blocks of 64 KiB and more (a message, its text) are mapped for
+    /// For `mailroom import`: blocks of 96 KiB and more (a message, its text) are mapped for
     /// themselves and unmapped when freed, so a million of them leave no holes in the heap.
     /// A fixed threshold also stops glibc from raising it after the first large frees.
     static func mapLargeBlocks() {

@@ -116,7 +116,7 @@ let app = MailroomApp(
     security: SecurityPolicy(
         allowedHosts: HostNames.allowed(bindingTo: options.server.host, extra: options.allowedHosts),
         formToken: formToken),
-    signIn: password.map { SignIn(password: $0, log: { Console.out($0) }) },
+    signIn: password.map { SignIn(password: $0, log: { Console.out($0) }, warn: { Console.error("warning: " + $0) }) },
     apiToken: apiToken,
     pageSize: options.pageSize)
 

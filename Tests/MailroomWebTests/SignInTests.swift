@@ -14,6 +14,7 @@ import Testing
 
     final class Log: Sendable {
         let lines = Mutex<[String]>([])
+        let warnings = Mutex<[String]>([])
     }
 
     let clock = Clock()
@@ -27,7 +28,8 @@ import Testing
         let log = log
         app = try MailroomApp(
             library: library, publicFolder: "/nonexistent", now: { clock.now }, security: .off,
-            signIn: SignIn(password: "hunter2", sessionSeconds: 3_600, log: { line in log.lines.withLock { $0.append(line) } }))
+            signIn: SignIn(password: "hunter2", sessionSeconds: 3_600, log: { line in log.lines.withLock { $0.append(line) } },
+                           warn: { line in log.warnings.withLock { $0.append(line) } }))
     }
 
     func get(_ target: String, cookie: String? = nil) throws -> Response {
@@ -78,7 +80,9 @@ import Testing
         let wrong = try signIn("guess")
         #expect(wrong.status == .forbidden)
         #expect(wrong.headers["Set-Cookie"] == nil)
-        #expect(log.lines.withLock { $0.contains { $0.contains("wrong password from 10.0.0.5") } })
+        // A refusal is a warning, not an ordinary line.
+        #expect(log.warnings.withLock { $0.contains { $0.contains("wrong password from 10.0.0.5") } })
+        #expect(!log.lines.withLock { $0.contains { $0.contains("wrong password") } })
 
         // Even the right password waits out the lockout, which grows with each failure.
         let locked = try signIn("hunter2")
