@@ -8,24 +8,42 @@ public struct RequestLimits: Sendable {
     public var maxHeaderCount: Int
     /// The body, however it is framed; more is 413.
     public var maxBodyBytes: Int
-    /// A POST whose path starts with `uploadPath` (a mail import) may send up to `maxUploadBytes`.
+    /// A POST whose path starts with `uploadPath` (a mail import) may send up to `maxUploadBytes`;
+    /// with `uploadToken`, only one that carries `Authorization: Bearer TOKEN` (so that, behind a
+    /// password, nobody who has not got the API token can make Mailroom hold a large body).
     public var uploadPath: String?
     public var maxUploadBytes: Int
+    public var uploadToken: String?
 
     public init(maxURLBytes: Int, maxHeaderBytes: Int, maxHeaderCount: Int, maxBodyBytes: Int,
-                uploadPath: String? = nil, maxUploadBytes: Int = 0) {
+                uploadPath: String? = nil, maxUploadBytes: Int = 0, uploadToken: String? = nil) {
         self.maxURLBytes = maxURLBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.maxHeaderCount = maxHeaderCount
         self.maxBodyBytes = maxBodyBytes
         self.uploadPath = uploadPath
         self.maxUploadBytes = maxUploadBytes
+        self.uploadToken = uploadToken
     }
 
-    /// The most a body may hold in a request for `target` made with `method`.
-    func maxBodyBytes(_ method: Method, _ target: String) -> Int {
+    /// The most a body may hold in a request for `target` made with `method` and `headers`.
+    func maxBodyBytes(_ method: Method, _ target: String, _ headers: Headers) -> Int {
         guard let uploadPath, method == .post, target.hasPrefix(uploadPath) else { return maxBodyBytes }
+        if let uploadToken {
+            let given = headers.values(for: "Authorization")
+            guard given.count == 1, Self.sameBytes(given[0], "Bearer " + uploadToken) else { return maxBodyBytes }
+        }
         return max(maxBodyBytes, maxUploadBytes)
+    }
+
+    /// Compares in time that does not depend on where the first difference is.
+    private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        let left = Array(a.utf8)
+        let right = Array(b.utf8)
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
     }
 
     /// The most any one request's body may hold.
@@ -111,7 +129,7 @@ public enum RequestParser {
             body = Array(bytes[bodyStart..<(bodyStart + length)])
             consumed = bodyStart + length
         case .chunked:
-            switch Chunked.decode(bytes, from: bodyStart, limit: limits.maxBodyBytes(head.method, head.target)) {
+            switch Chunked.decode(bytes, from: bodyStart, limit: limits.maxBodyBytes(head.method, head.target, headers)) {
             case .incomplete: return .incomplete
             case .failure(let error): return .refused(error)
             case .success(let decoded, let end):
@@ -311,7 +329,7 @@ private enum Framing {
             else {
                 return .failure(RequestParser.bad("Content-Length must be a number."))
             }
-            let limit = limits.maxBodyBytes(head.method, head.target)
+            let limit = limits.maxBodyBytes(head.method, head.target, headers)
             guard length <= limit else {
                 return .failure(HTTPError(.contentTooLarge, "The request's body is larger than \(limit) bytes."))
             }

@@ -57,7 +57,8 @@ final class EventLoop {
         self.limits = RequestLimits(
             maxURLBytes: configuration.maxURLBytes, maxHeaderBytes: configuration.maxHeaderBytes,
             maxHeaderCount: configuration.maxHeaderCount, maxBodyBytes: configuration.maxBodyBytes,
-            uploadPath: configuration.uploadPath, maxUploadBytes: configuration.maxUploadBytes)
+            uploadPath: configuration.uploadPath, maxUploadBytes: configuration.maxUploadBytes,
+            uploadToken: configuration.uploadToken)
         self.log = log
         self.housekeeping = housekeeping
         self.mail = mail?.shared

@@ -20,6 +20,8 @@ public struct ServerConfiguration: Sendable {
     /// POSTs to paths starting with this (mail imports) may send bodies up to `maxUploadBytes`.
     public var uploadPath: String?
     public var maxUploadBytes: Int = 0
+    /// When set, only uploads with `Authorization: Bearer` and this token may be that large.
+    public var uploadToken: String?
 
     public init(
         host: String = "127.0.0.1",

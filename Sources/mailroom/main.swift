@@ -128,10 +128,15 @@ do {
     exit(1)
 }
 
-// Mail imports (`mailroom import --url`) post mbox files larger than other requests may be.
+// Mail imports (`mailroom import --url`) post mbox files larger than other requests may be;
+// behind a password, only with the API token (or nobody at all when there is none).
 var serving = options.server
 serving.uploadPath = MailroomApp.apiPrefix + "import"
 serving.maxUploadBytes = MailroomApp.maximumImportBytes
+if password != nil {
+    serving.uploadToken = apiToken
+    if apiToken == nil { serving.uploadPath = nil }
+}
 
 let server: Server
 do {

@@ -197,6 +197,13 @@ import Testing
         #expect(large.status == 200, "\(large.text)")
         let elsewhere = try HTTPClient(port: server.port).send("POST", "/api/v1/messages/read", headers: bearer + [("Content-Type", "application/json")], body: Array(big.utf8))
         #expect(elsewhere.status == 413)
+        // Behind a password, only the API token lets a body that large in: without it, or with
+        // a wrong one, it is refused before Mailroom holds it.
+        let anonymous = try HTTPClient(port: server.port).send("POST", "/api/v1/import?mailbox=Old", headers: mbox, body: Array(big.utf8))
+        #expect(anonymous.status == 413)
+        let guessed = try HTTPClient(port: server.port).send(
+            "POST", "/api/v1/import?mailbox=Old", headers: [("Authorization", "Bearer import-token-124")] + mbox, body: Array(big.utf8))
+        #expect(guessed.status == 413)
     }
 
     @Test func badUsageAndMissingFilesAreSaid() throws {

@@ -178,6 +178,30 @@ struct RequestParserTests {
         #expect(try #require(outcome.parsedRequest, "\(outcome)").body.count == 64)
     }
 
+    /// An import may be larger than other requests: only a POST to the upload path, and behind
+    /// a token only with that token, in a Content-Length or in chunks.
+    @Test func onlyAnUploadWithItsTokenMayBeLargerThanTheLimit() throws {
+        let limits = RequestLimits(maxURLBytes: 64, maxHeaderBytes: 256, maxHeaderCount: 8, maxBodyBytes: 64,
+                                   uploadPath: "/up", maxUploadBytes: 256, uploadToken: "t0ken")
+        let body = String(repeating: "m", count: 200)
+        func outcome(_ method: String, _ path: String, _ token: String?, chunked: Bool = false) -> RequestParser.Outcome {
+            let authorization = token.map { "Authorization: Bearer \($0)\r\n" } ?? ""
+            let framing = chunked ? "Transfer-Encoding: chunked\r\n\r\nc8\r\n\(body)\r\n0\r\n\r\n"
+                : "Content-Length: 200\r\n\r\n\(body)"
+            return RequestParser.parse(Array("\(method) \(path) HTTP/1.1\r\nHost: a\r\n\(authorization)\(framing)".utf8), limits: limits)
+        }
+        #expect(try #require(outcome("POST", "/up?mailbox=x", "t0ken").parsedRequest).body.count == 200)
+        #expect(try #require(outcome("POST", "/up", "t0ken", chunked: true).parsedRequest).body.count == 200)
+        for refused in [outcome("POST", "/up", nil), outcome("POST", "/up", "t0kem"), outcome("POST", "/elsewhere", "t0ken"),
+                        outcome("PUT", "/up", "t0ken"), outcome("POST", "/up", "wrong", chunked: true)] {
+            guard case .refused(let error) = refused else {
+                Issue.record("accepted: \(refused)")
+                continue
+            }
+            #expect(error.status.code == 413)
+        }
+    }
+
     @Test(arguments: ["0", "00", "007"])
     func leadingZerosInContentLengthAreDecimal(length: String) throws {
         let body = length == "007" ? "1234567" : ""
