@@ -30,6 +30,8 @@ final class Database {
         self.path = path
         // Extended codes tell a foreign key failure (787) from other constraint failures.
         try check(sqlite3_extended_result_codes(handle, 1), sql: nil)
+        // The search index's triggers call it (schema 7), so every connection that writes needs it.
+        try check(SearchText.register(on: handle), sql: nil)
     }
 
     deinit {

@@ -89,7 +89,7 @@ import Testing
             let store = try Store(path: path)
             defer { store.close() }
             #expect(store.migratedFrom == 3)
-            #expect(try Database(path: path).userVersion == 6)
+            #expect(try Database(path: path).userVersion == 7)
             let library = try store.library()
             #expect(library.mailboxes.map(\.name) == ["Inbox", "Archive", "Trash", "Projects"])
             #expect(library[.inbox]?.ids.map(\.rawValue) == [9, 4, 2, 1])
@@ -201,7 +201,7 @@ import Testing
             #expect(try Database(path: path).userVersion == 6)
             let store = try Store(path: path)
             defer { store.close() }
-            #expect(store.migratedFrom == nil)
+            #expect(store.migratedFrom == 6)
             let library = try store.library()
             #expect(library[.inbox]?.ids.map(\.rawValue) == [12, 6, 9, 4, 2, 1])
             #expect(library[.trash]?.ids.map(\.rawValue) == [8, 3])
@@ -220,13 +220,65 @@ import Testing
         }
     }
 
+    /// `schema-7.sqlite` is `schema-6.sqlite` upgraded by the schema-7 build (the commit that
+    /// added this test) through `mailroom import --db schema-7.sqlite --mailbox Imported`, which
+    /// brought in "Signing key rotated" (message 15), whose body holds a 320-character hex key:
+    /// a run the index leaves out since schema 7.
+    @Test func aSchemaSevenFileOpensAsItIsAndItsIndexLeavesOutTheLongRun() throws {
+        try withCopy(of: "schema-7.sqlite") { path in
+            #expect(try Database(path: path).userVersion == 7)
+            let store = try Store(path: path)
+            defer { store.close() }
+            #expect(store.migratedFrom == nil)
+            let library = try store.library()
+            let imported = try #require(library.mailboxes.first { $0.name == "Imported" })
+            #expect(imported.messages.map(\.subject) == ["Signing key rotated", "Nightly backup finished", "Toner low"])
+            let key = String(repeating: "9f3a", count: 80)
+            #expect(library.message(MessageID(15))?.body == "The new key is \(key) and the old one is retired.")
+            #expect(try matches("retired", in: store) == [15])
+            #expect(try matches(key, in: store) == [])
+            // Message 14 was indexed by schema 6, message 15 by schema 7: both come out whole.
+            try store.write { transaction in
+                _ = try transaction.move([MessageID(14), MessageID(15)], from: imported.id, to: .trash)
+                _ = try transaction.deletePermanently([MessageID(14), MessageID(15)])
+            }
+            #expect(try matches("retired", in: store) == [])
+            #expect(try matches("folders", in: store) == [])
+            #expect(try store.integrityCheck() == "ok")
+        }
+    }
+
+    /// A schema-6 file's bodies were indexed whole: after the upgrade they are found as before,
+    /// and one taken out of the index (an edit) is found by its new words only.
+    @Test func aSchemaSixIndexKeepsWorkingAfterTheUpgrade() throws {
+        try withCopy(of: "schema-6.sqlite") { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            #expect(try matches("folders", in: store) == [14])
+            try store.write { transaction in
+                try transaction.edit(MessageID(14), with: Draft(subject: "Nightly backup failed", body: "Disk full again."))
+            }
+            #expect(try matches("folders", in: store) == [])
+            #expect(try matches("failed", in: store) == [14])
+            #expect(try matches("disk", in: store) == [14])
+        }
+    }
+
+    /// What the index itself holds for `words` (not joined with the messages, so a row left
+    /// behind would show).
+    private func matches(_ words: String, in store: Store) throws -> [Int64] {
+        try store.read { reader throws(StoreError) in
+            try reader.integers("SELECT rowid FROM search WHERE search MATCH ? ORDER BY rowid", [.text("\"\(words)\"")])
+        }
+    }
+
     @Test func aMigratedFileReopensWithoutMigratingAgain() throws {
         try withCopy { path in
             try Store(path: path).close()
             let again = try Store(path: path)
             defer { again.close() }
             #expect(again.migratedFrom == nil)
-            #expect(try Database(path: path).userVersion == 6)
+            #expect(try Database(path: path).userVersion == 7)
         }
     }
 }

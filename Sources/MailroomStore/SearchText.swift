@@ -1,0 +1,99 @@
+private import CSQLite
+
+/// What the search index is given of a text: the text itself, less any run of ASCII letters and
+/// digits longer than `longestWord` bytes.
+///
+/// Such a run is no word anyone types into a search box: it is a base64 or hex blob, a line of
+/// one repeated character, a key. Left in, it costs the index a pass over every byte of it for
+/// nothing (unicode61 folds it character by character, then FTS5 hashes, compares and stores it
+/// as one term); a mail of 100 KB on one line took longer to index than to store. The limit is
+/// the one Lucene's standard tokenizer uses by default (255). Runs with any other byte in them
+/// (accents, other scripts) are never dropped: only the plain ASCII case is known to be junk.
+///
+/// The triggers that add a body to the index and take it out again both pass it through
+/// `searchable(...)` (schema 7), so what goes in is exactly what comes out.
+enum SearchText {
+    static let longestWord = 255
+
+    static func isWordByte(_ byte: UInt8) -> Bool {
+        (byte &- 48) < 10 || ((byte | 0x20) &- 97) < 26
+    }
+
+    /// The runs of word bytes longer than `longestWord`, in order.
+    ///
+    /// Looks `longestWord` bytes ahead of where a run could start: a separator there rules out
+    /// a long run through it with one comparison, so ordinary prose costs about one look per
+    /// word instead of one per byte.
+    static func longRuns(in bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var start = 0
+        while start + longestWord < bytes.count {
+            let probe = start + longestWord
+            guard isWordByte(bytes[probe]) else {
+                start = probe + 1
+                continue
+            }
+            var back = probe - 1
+            while back >= start && isWordByte(bytes[back]) { back -= 1 }
+            guard back < start else {
+                start = back + 1
+                continue
+            }
+            var end = probe + 1
+            while end < bytes.count && isWordByte(bytes[end]) { end += 1 }
+            runs.append(start..<end)
+            start = end + 1
+        }
+        return runs
+    }
+
+    /// `bytes` with each of `runs` replaced by one space (so the words on either side stay apart).
+    static func removing(_ runs: [Range<Int>], from bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var kept: [UInt8] = []
+        kept.reserveCapacity(bytes.count - runs.reduce(0) { $0 + $1.count } + runs.count)
+        var from = 0
+        for run in runs {
+            kept.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from..<run.lowerBound]))
+            kept.append(0x20)
+            from = run.upperBound
+        }
+        kept.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from...]))
+        return kept
+    }
+
+    /// What the index is given of `text` (for tests and callers outside SQL).
+    static func searchable(_ text: String) -> String {
+        var text = text
+        return text.withUTF8 { bytes in
+            let runs = longRuns(in: bytes)
+            return runs.isEmpty ? String(decoding: bytes, as: UTF8.self) : String(decoding: removing(runs, from: bytes), as: UTF8.self)
+        }
+    }
+
+    /// Makes `searchable(text)` callable from SQL on `handle`: deterministic, and harmless in a
+    /// view or trigger. Anything but text (NULL) comes back as it went in.
+    static func register(on handle: OpaquePointer) -> Int32 {
+        sqlite3_create_function_v2(
+            handle, "searchable", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil,
+            { context, count, arguments in
+                guard count == 1, let argument = arguments?[0] else { return }
+                guard sqlite3_value_type(argument) == SQLITE_TEXT, let text = sqlite3_value_text(argument) else {
+                    sqlite3_result_value(context, argument)
+                    return
+                }
+                let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(argument)))
+                let runs = SearchText.longRuns(in: bytes)
+                guard !runs.isEmpty else {
+                    sqlite3_result_value(context, argument)
+                    return
+                }
+                let kept = SearchText.removing(runs, from: bytes)
+                kept.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { characters in
+                        sqlite3_result_text(context, characters.baseAddress, Int32(characters.count), mailroom_sqlite_transient())
+                    }
+                }
+            },
+            nil, nil, nil)
+    }
+}
