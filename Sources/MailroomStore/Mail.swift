@@ -1,5 +1,24 @@
 import MailroomCore
 
+/// One message brought in from an mbox file or a Maildir, read and parsed, ready to store.
+public struct ImportedMail: Sendable {
+    public var mail: IncomingMail
+    /// The SHA-256 of its bytes: a message already imported is skipped.
+    public var key: [UInt8]
+    public var time: Int64
+    public var isUnread: Bool
+    public var isFlagged: Bool
+    public var size: Int { mail.raw.count }
+
+    public init(mail: IncomingMail, key: [UInt8], time: Int64, isUnread: Bool, isFlagged: Bool) {
+        self.mail = mail
+        self.key = key
+        self.time = time
+        self.isUnread = isUnread
+        self.isFlagged = isFlagged
+    }
+}
+
 /// A message that arrived over SMTP, parsed, ready to be stored in one or more mailboxes.
 public struct IncomingMail: Sendable {
     public var subject: String
@@ -101,33 +120,64 @@ extension Transaction {
         try addMail(mail, to: boxes, at: time, importKey: nil)
     }
 
-    /// Stores an imported message in `box` (on top), unless a message with the same import key
-    /// (the SHA-256 of its bytes) is already kept: nil then, and nothing is written.
-    public func importMail(
-        _ mail: IncomingMail, key: [UInt8], to box: MailboxID, at time: Int64, isUnread: Bool, isFlagged: Bool
-    ) throws(StoreError) -> MessageID? {
-        let statement = try database.cached("SELECT 1 FROM raw_mail WHERE import_key = ?")
-        try statement.bind([.blob(key)])
-        let known = try statement.step()
-        statement.reset()
-        guard !known, let id = try addMail(mail, to: [box], at: time, importKey: key).first else { return nil }
-        if !isUnread || isFlagged {
-            try run("UPDATE messages SET unread = ?, flagged = ? WHERE id = ?",
-                    [.boolean(isUnread), .boolean(isFlagged), .integer(id.rawValue)])
+    /// Stores imported `messages` on top of `box`, in order, each unless a message with the same
+    /// import key (the SHA-256 of its bytes) is already kept, in this batch or before: how many
+    /// were added. The counters and the mailbox's top are read once and written once for the
+    /// whole batch, so a message costs only its own rows.
+    public func importMail(_ messages: [ImportedMail], to box: MailboxID) throws(StoreError) -> Int {
+        try requireMailbox(box)
+        var nextRaw = try counter("next_raw_id")
+        var nextID = try counter(Counter.nextMessageID)
+        var rank = try topRank(of: box).map { $0 + Rank.gap } ?? Rank.gap
+        var added = 0
+        for imported in messages {
+            let mail = imported.mail
+            guard try storeRaw(mail, as: nextRaw, importKey: imported.key) else { continue }
+            let raw = nextRaw
+            nextRaw += 1
+            let subject = mail.subject.isEmpty ? "(no subject)" : mail.subject
+            let message = Message(id: MessageID(nextID), subject: subject, body: mail.text, author: mail.sender, createdAt: imported.time)
+            nextID += 1
+            try insertRows(message, into: box, rank: rank, origin: nil, isUnread: imported.isUnread, isFlagged: imported.isFlagged) {
+                id throws(StoreError) in try insertDetails(of: mail, raw: raw, as: id)
+            }
+            rank += Rank.gap
+            added += 1
         }
-        return id
+        try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(nextRaw), .text("next_raw_id")])
+        try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(nextID), .text(Counter.nextMessageID)])
+        return added
     }
 
     private func addMail(_ mail: IncomingMail, to boxes: [MailboxID], at time: Int64, importKey: [UInt8]?) throws(StoreError) -> [MessageID] {
         let targets = boxes.isEmpty ? [MailboxID.inbox] : boxes
         let raw = try takeCounter("next_raw_id")
+        _ = try storeRaw(mail, as: raw, importKey: nil)
+        let subject = mail.subject.isEmpty ? "(no subject)" : mail.subject
+        var ids: [MessageID] = []
+        for box in targets {
+            let message = try add(subject: subject, body: mail.text, author: mail.sender, to: box, at: time) { id throws(StoreError) in
+                try insertDetails(of: mail, raw: raw, as: id)
+            }
+            ids.append(message.id)
+        }
+        return ids
+    }
+
+    /// Writes `mail`'s raw bytes (and what was parsed of its parts) as raw message `raw`; with an
+    /// import key, only when no kept message has that key: false then, and nothing written.
+    private func storeRaw(_ mail: IncomingMail, as raw: Int64, importKey: [UInt8]?) throws(StoreError) -> Bool {
         let key: SQLValue = importKey.map { .blob($0) } ?? .null
+        // A key already kept leaves the row unwritten (a clash of ids still fails).
+        let unlessKnown = "ON CONFLICT (import_key) WHERE import_key IS NOT NULL DO NOTHING"
         if mail.raw.count <= Self.copiedRawBytes {
-            try run("INSERT INTO raw_mail (id, bytes, import_key) VALUES (?, ?, ?)", [.integer(raw), .blob(mail.raw), key])
+            try run("INSERT INTO raw_mail (id, bytes, import_key) VALUES (?, ?, ?) \(unlessKnown)", [.integer(raw), .blob(mail.raw), key])
+            guard database.changes == 1 else { return false }
         } else {
             // Written in place, piece by piece: SQLite makes no copy of a large message.
-            try run("INSERT INTO raw_mail (id, bytes, import_key) VALUES (?, zeroblob(?), ?)",
+            try run("INSERT INTO raw_mail (id, bytes, import_key) VALUES (?, zeroblob(?), ?) \(unlessKnown)",
                     [.integer(raw), .integer(mail.raw.count), key])
+            guard database.changes == 1 else { return false }
             try database.writeBlob(table: "raw_mail", column: "bytes", row: raw, mail.raw)
         }
         for attachment in mail.attachments {
@@ -136,24 +186,21 @@ extension Transaction {
                 .text(attachment.type), .integer(attachment.size), attachment.contentID.map { .text($0) } ?? .null,
             ])
         }
-        let subject = mail.subject.isEmpty ? "(no subject)" : mail.subject
-        var ids: [MessageID] = []
-        for box in targets {
-            let message = try add(subject: subject, body: mail.text, author: mail.sender, to: box, at: time) { id throws(StoreError) in
-                try run("""
-                    INSERT INTO mail (id, raw, envelope_from, envelope_to, from_header, to_header, cc_header, sent_at,
-                                      message_id, html, size, peer)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [
-                        .integer(id.rawValue), .integer(raw), .text(mail.envelopeFrom),
-                        .text(mail.envelopeTo.joined(separator: "\n")), .text(mail.fromHeader), .text(mail.toHeader),
-                        .text(mail.ccHeader), .optional(mail.sentAt), mail.messageID.map { .text($0) } ?? .null,
-                        mail.html.map { .text($0) } ?? .null, .integer(mail.raw.count), .text(mail.peer),
-                    ])
-            }
-            ids.append(message.id)
-        }
-        return ids
+        return true
+    }
+
+    /// The row of message `id` that says it was mailed: its envelope and headers, and its raw bytes.
+    private func insertDetails(of mail: IncomingMail, raw: Int64, as id: MessageID) throws(StoreError) {
+        try run("""
+            INSERT INTO mail (id, raw, envelope_from, envelope_to, from_header, to_header, cc_header, sent_at,
+                              message_id, html, size, peer)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [
+                .integer(id.rawValue), .integer(raw), .text(mail.envelopeFrom),
+                .text(mail.envelopeTo.joined(separator: "\n")), .text(mail.fromHeader), .text(mail.toHeader),
+                .text(mail.ccHeader), .optional(mail.sentAt), mail.messageID.map { .text($0) } ?? .null,
+                mail.html.map { .text($0) } ?? .null, .integer(mail.raw.count), .text(mail.peer),
+            ])
     }
 
     /// The mailboxes that `recipients` name (see `Routing`); the Inbox when none does.

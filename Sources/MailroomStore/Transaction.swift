@@ -365,12 +365,21 @@ public final class Transaction: Reader {
         _ message: Message, into box: MailboxID, rank: Int64, origin: (MailboxID, Int64)?,
         beforeBody: (MessageID) throws(StoreError) -> Void
     ) throws(StoreError) {
+        try insertRows(message, into: box, rank: rank, origin: origin, isUnread: true, isFlagged: false, beforeBody: beforeBody)
+        try run("UPDATE counters SET value = max(value, ?) WHERE name = ?", [.integer(message.id.rawValue + 1), .text(Counter.nextMessageID)])
+    }
+
+    /// A message's own rows (placement, headers, body), leaving the id counter to the caller.
+    func insertRows(
+        _ message: Message, into box: MailboxID, rank: Int64, origin: (MailboxID, Int64)?, isUnread: Bool, isFlagged: Bool,
+        beforeBody: (MessageID) throws(StoreError) -> Void
+    ) throws(StoreError) {
         try run("""
             INSERT INTO messages (id, mailbox, rank, entered, created_at, unread, flagged, origin_mailbox, origin_rank, trashed_in)
-            VALUES (?, ?, ?, ?, ?, 1, 0, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [
                 .integer(message.id.rawValue), .integer(box.rawValue), .integer(rank), .integer(stamp),
-                .integer(message.createdAt), .optional(origin?.0.rawValue), .optional(origin?.1),
+                .integer(message.createdAt), .boolean(isUnread), .boolean(isFlagged), .optional(origin?.0.rawValue), .optional(origin?.1),
                 .optional(origin.map { _ in stamp }),
             ])
         // The headers before the body: indexing the body reads the subject and sender.
@@ -379,7 +388,6 @@ public final class Transaction: Reader {
         ])
         try beforeBody(message.id)
         try run("INSERT INTO bodies (id, body) VALUES (?, ?)", [.integer(message.id.rawValue), .text(message.body)])
-        try run("UPDATE counters SET value = max(value, ?) WHERE name = ?", [.integer(message.id.rawValue + 1), .text(Counter.nextMessageID)])
     }
 
     // MARK: Helpers
@@ -395,7 +403,7 @@ public final class Transaction: Reader {
         try database.cached(sql).run(values)
     }
 
-    private func requireMailbox(_ id: MailboxID) throws(StoreError) {
+    func requireMailbox(_ id: MailboxID) throws(StoreError) {
         guard try exists("SELECT 1 FROM mailboxes WHERE id = ?", [.integer(id.rawValue)]) else { throw .refused(.unknownMailbox(id)) }
     }
 
@@ -406,7 +414,7 @@ public final class Transaction: Reader {
         return try statement.step() ? try statement.integer(at: 0) : nil
     }
 
-    private func topRank(of box: MailboxID) throws(StoreError) -> Int64? {
+    func topRank(of box: MailboxID) throws(StoreError) -> Int64? {
         let statement = try database.cached("SELECT max(rank) FROM messages WHERE mailbox = ?")
         try statement.bind([.integer(box.rawValue)])
         defer { statement.reset() }
@@ -417,13 +425,18 @@ public final class Transaction: Reader {
     func takeCounter(_ name: String) throws(StoreError) -> Int64 {
         // Read, then raise: an UPDATE with RETURNING costs SQLite about ten times as much (it
         // runs the update into a temporary table first), and mail takes two counters a message.
+        let value = try counter(name)
+        try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(value + 1), .text(name)])
+        return value
+    }
+
+    /// The counter's value as it is.
+    func counter(_ name: String) throws(StoreError) -> Int64 {
         let read = try database.cached("SELECT value FROM counters WHERE name = ?")
         try read.bind([.text(name)])
         defer { read.reset() }
         guard try read.step() else { throw .invalidData("the counter \(name) is missing") }
-        let value = try read.integer(at: 0)
-        try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(value + 1), .text(name)])
-        return value
+        return try read.integer(at: 0)
     }
 
     private func checkedName(_ name: String, renaming id: MailboxID?) throws(StoreError) -> String {

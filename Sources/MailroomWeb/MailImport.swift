@@ -3,17 +3,6 @@ import MailroomCore
 import MailroomMail
 import MailroomStore
 
-/// One message brought in from an mbox file or a Maildir, read and parsed, ready to store.
-public struct ImportedMail: Sendable {
-    public var mail: IncomingMail
-    /// The SHA-256 of its bytes: a message already imported is skipped.
-    public var key: [UInt8]
-    public var time: Int64
-    public var isUnread: Bool
-    public var isFlagged: Bool
-    public var size: Int { mail.raw.count }
-}
-
 /// What `mailroom import` and `POST /api/v1/import` share: a message read, parsed as SMTP mail
 /// is, and stored in the mailbox named, unless its exact bytes were imported before.
 public enum MailImport {
@@ -30,13 +19,7 @@ public enum MailImport {
 
     /// Stores `messages` at the top of `box`, in order: how many were added and how many skipped.
     public static func store(_ messages: [ImportedMail], in box: MailboxID, _ transaction: Transaction) throws(StoreError) -> (added: Int, skipped: Int) {
-        var added = 0
-        for message in messages {
-            if try transaction.importMail(message.mail, key: message.key, to: box, at: message.time,
-                                          isUnread: message.isUnread, isFlagged: message.isFlagged) != nil {
-                added += 1
-            }
-        }
+        let added = try transaction.importMail(messages, to: box)
         return (added, messages.count - added)
     }
 

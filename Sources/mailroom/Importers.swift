@@ -34,7 +34,7 @@ struct OfflineImport {
             let box = try MailImport.mailbox(named: mailbox, transaction)
             return (box, try transaction.mailboxes().first { $0.id == box }?.name ?? mailbox)
         }
-        let handoff = Handoff(limit: 8 << 20)
+        let handoff = Handoff(limit: 4 << 20)
         let now = Int64(time(nil))
         DispatchQueue(label: "mailroom.import.read").async {
             do {

@@ -103,6 +103,47 @@ import Testing
         }
     }
 
+    /// A batch of imports: each message on top in turn with its own state, a message whose key
+    /// was seen earlier in the batch or in an earlier batch skipped, the counters moved once.
+    @Test func anImportBatchSkipsKnownKeysAndKeepsEachMessagesState() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            let box = try store.write { try $0.createMailbox(named: "Old mail") }
+            func imported(_ subject: String, key: UInt8, unread: Bool = true, flagged: Bool = false, size: Int = 40) -> ImportedMail {
+                var incoming = mail(subject, raw: "Subject: \(subject)\r\n\r\n" + String(repeating: "z", count: size))
+                incoming.peer = "import"
+                return ImportedMail(mail: incoming, key: [UInt8](repeating: key, count: 32), time: 1_000 + Int64(key),
+                                    isUnread: unread, isFlagged: flagged)
+            }
+            let first = try store.write { transaction in
+                try transaction.importMail([
+                    imported("One", key: 1), imported("Two", key: 2, unread: false), imported("One again", key: 1),
+                    imported("Big", key: 3, flagged: true, size: 300 << 10),
+                ], to: box)
+            }
+            #expect(first == 3)
+            let second = try store.write { transaction in
+                try transaction.importMail([imported("Two again", key: 2), imported("Four", key: 4, unread: false, flagged: true)], to: box)
+            }
+            #expect(second == 1)
+            let messages = try #require(try store.library()[box]).messages
+            #expect(messages.map(\.subject) == ["Four", "Big", "Two", "One"])
+            #expect(messages.map(\.isUnread) == [false, true, false, true])
+            #expect(messages.map(\.isFlagged) == [true, true, false, false])
+            #expect(messages.map(\.createdAt) == [1_004, 1_003, 1_002, 1_001])
+            let summary = try #require(try store.read { reader throws(StoreError) in try reader.mailboxes() }.first { $0.id == box })
+            #expect(summary.count == 4)
+            #expect(summary.unreadCount == 2)
+            let big = try #require(try store.read { reader throws(StoreError) in try reader.mailDetails(messages[1].id) })
+            #expect(try store.read { reader throws(StoreError) in try reader.rawMail(big.raw) }?.count == "Subject: Big\r\n\r\n".utf8.count + (300 << 10))
+            // What comes next takes the next ids, after the batch's.
+            let next = try store.write { try $0.addMail(mail("After"), to: [.inbox], at: 2_000) }
+            #expect(next.map(\.rawValue) == [5])
+            #expect(try store.integrityCheck() == "ok")
+        }
+    }
+
     @Test func retentionTakesTheOldestUnflaggedFirstAndKeepsFlaggedOnes() throws {
         try withTemporaryPath { path in
             let store = try Store(path: path)
