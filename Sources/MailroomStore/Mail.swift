@@ -130,6 +130,9 @@ extension Transaction {
         var nextID = try counter(Counter.nextMessageID)
         var rank = try topRank(of: box).map { $0 + Rank.gap } ?? Rank.gap
         var added = 0
+        let firstID = nextID
+        // The batch is indexed at the end, in one statement (see schema 7).
+        try run("UPDATE counters SET value = 1 WHERE name = 'indexed_in_bulk'", [])
         for imported in messages {
             let mail = imported.mail
             guard try storeRaw(mail, as: nextRaw, importKey: imported.key) else { continue }
@@ -144,6 +147,12 @@ extension Transaction {
             rank += Rank.gap
             added += 1
         }
+        try run("""
+            INSERT INTO search (rowid, subject, author, recipients, body)
+                SELECT h.id, h.subject, h.author, \(Schema.recipients("h")), searchable(b.body)
+                FROM headers h JOIN bodies b ON b.id = h.id WHERE h.id >= ? AND h.id < ?
+            """, [.integer(firstID), .integer(nextID)])
+        try run("UPDATE counters SET value = 0 WHERE name = 'indexed_in_bulk'", [])
         try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(nextRaw), .text("next_raw_id")])
         try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(nextID), .text(Counter.nextMessageID)])
         return added

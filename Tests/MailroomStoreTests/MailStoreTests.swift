@@ -137,9 +137,20 @@ import Testing
             #expect(summary.unreadCount == 2)
             let big = try #require(try store.read { reader throws(StoreError) in try reader.mailDetails(messages[1].id) })
             #expect(try store.read { reader throws(StoreError) in try reader.rawMail(big.raw) }?.count == "Subject: Big\r\n\r\n".utf8.count + (300 << 10))
-            // What comes next takes the next ids, after the batch's.
+            // Indexed once per batch, by its words, subject and recipients; skipped ones not at all.
+            func found(_ query: String) throws -> [Int64] {
+                try store.read { reader throws(StoreError) in
+                    try reader.integers("SELECT rowid FROM search WHERE search MATCH ? ORDER BY rowid", [.text(query)])
+                }
+            }
+            #expect(try found("four") == [4])
+            #expect(try found("subject:again") == [])
+            #expect(try found("text") == [1, 2, 3, 4])
+            #expect(try found("recipients:ops") == [1, 2, 3, 4])
+            // What comes next takes the next ids, after the batch's, and the trigger indexes it again.
             let next = try store.write { try $0.addMail(mail("After"), to: [.inbox], at: 2_000) }
             #expect(next.map(\.rawValue) == [5])
+            #expect(try found("after") == [5])
             #expect(try store.integrityCheck() == "ok")
         }
     }
