@@ -1,3 +1,4 @@
+import Glibc
 import HTTP
 import MailroomCore
 import MailroomMail
@@ -83,41 +84,40 @@ extension MailroomApp {
             attachments: attachments, peer: peer, raw: raw)
     }
 
-    /// Text with its lines ended by LF alone, as the page splits it; trailing blank lines dropped.
+    /// Text with its lines ended by LF alone (CRLF and a lone CR become LF), as the page splits
+    /// it; the line ends at its end dropped. One pass, with memchr finding each CR: the text of
+    /// a 100 KB mail is made here, on the importing thread that has no time to spare.
     static func lines(_ text: String) -> String {
-        var result = text.replacingCRLF
-        while result.last == "\n" { result.removeLast() }
-        return result
+        var text = text
+        return text.withUTF8 { bytes -> String in
+            var end = bytes.count
+            while end > 0 && (bytes[end - 1] == 10 || bytes[end - 1] == 13) { end -= 1 }
+            guard let base = bytes.baseAddress, end > 0 else { return "" }
+            guard memchr(base, 13, end) != nil else {
+                return String(decoding: UnsafeBufferPointer(start: base, count: end), as: UTF8.self)
+            }
+            return String(unsafeUninitializedCapacity: end) { out in
+                var written = 0
+                var start = 0
+                while start < end {
+                    let found = memchr(base + start, 13, end - start)
+                    let stop = found.map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? end
+                    let span = UnsafeBufferPointer(start: base + start, count: stop - start)
+                    _ = UnsafeMutableBufferPointer(rebasing: out[written...]).initialize(fromContentsOf: span)
+                    written += span.count
+                    guard stop < end else { break }
+                    out[written] = 10
+                    written += 1
+                    start = stop + 1
+                    if start < end && base[start] == 10 { start += 1 }
+                }
+                return written
+            }
+        }
     }
 
     /// Addresses as people write them: `Ann Example <ann@example.test>, bob@example.test`.
     static func listed(_ addresses: [Address]) -> String {
         addresses.map { $0.name.isEmpty ? $0.address : "\($0.name) <\($0.address)>" }.joined(separator: ", ")
-    }
-}
-
-private extension String {
-    /// CRLF and lone CR as LF, in one pass over the bytes.
-    var replacingCRLF: String {
-        var text = self
-        return text.withUTF8 { bytes -> String in
-            guard bytes.contains(13) else { return self }
-            var out: [UInt8] = []
-            out.reserveCapacity(bytes.count)
-            var start = 0
-            var index = 0
-            while index < bytes.count {
-                guard bytes[index] == 13 else {
-                    index += 1
-                    continue
-                }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                out.append(10)
-                index += index + 1 < bytes.count && bytes[index + 1] == 10 ? 2 : 1
-                start = index
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]))
-            return String(decoding: out, as: UTF8.self)
-        }
     }
 }
