@@ -1,3 +1,4 @@
+import Glibc
 import MailroomCore
 
 /// One message brought in from an mbox file or a Maildir, read and parsed, ready to store.
@@ -8,6 +9,14 @@ public struct ImportedMail: Sendable {
     public var time: Int64
     public var isUnread: Bool
     public var isFlagged: Bool
+    /// Where its text is in its raw bytes, when the body is kept there alone
+    /// (`Transaction.bodyInRaw`), and then what the search index is given of that text and the
+    /// list row's preview: worked out by whoever makes the value (for `mailroom import`, the
+    /// reading thread). Such a text is not held twice in memory either: `mail.text` is then
+    /// empty, since the raw bytes hold it.
+    let bodyInRaw: Range<Int>?
+    let indexedBody: String?
+    let preview: String?
     public var size: Int { mail.raw.count }
 
     public init(mail: IncomingMail, key: [UInt8], time: Int64, isUnread: Bool, isFlagged: Bool) {
@@ -16,6 +25,15 @@ public struct ImportedMail: Sendable {
         self.time = time
         self.isUnread = isUnread
         self.isFlagged = isFlagged
+        bodyInRaw = Transaction.bodyInRaw(mail)
+        if bodyInRaw != nil {
+            indexedBody = SearchText.searchable(mail.text)
+            preview = Rank.preview(of: mail.text)
+            self.mail.text = ""
+        } else {
+            indexedBody = nil
+            preview = nil
+        }
     }
 }
 
@@ -110,6 +128,35 @@ public struct MailDetails: Equatable, Sendable {
 }
 
 extension Transaction {
+    /// Where `mail`'s text is in its raw bytes, when it is all of the body after the header,
+    /// byte for byte (its line ends at the end left out): plain text sent as it is, most of a
+    /// big plain mail's bytes. The body is then kept once, in the raw mail, not twice. A text
+    /// that was decoded, converted or made from HTML differs from the bytes and is kept as it is.
+    static func bodyInRaw(_ mail: IncomingMail) -> Range<Int>? {
+        let text = mail.text.utf8
+        guard text.count >= minimumSharedBody else { return nil }
+        return mail.raw.withUnsafeBufferPointer { raw -> Range<Int>? in
+            // The body starts after the first empty line (LF LF or LF CR LF).
+            var start: Int?
+            var index = 0
+            while index + 1 < raw.count {
+                if raw[index] == 10 && raw[index + 1] == 10 { start = index + 2; break }
+                if raw[index] == 10 && raw[index + 1] == 13 && index + 2 < raw.count && raw[index + 2] == 10 { start = index + 3; break }
+                index += 1
+            }
+            guard let start else { return nil }
+            let span = start..<(start + text.count)
+            guard span.upperBound <= raw.count, raw[span.upperBound...].allSatisfy({ $0 == 10 || $0 == 13 }) else { return nil }
+            let same = text.withContiguousStorageIfAvailable { text in
+                memcmp(text.baseAddress!, raw.baseAddress! + start, text.count) == 0
+            }
+            return same == true ? span : nil
+        }
+    }
+
+    /// A body shorter than a page is kept in its row: reading it back costs less than finding it.
+    static let minimumSharedBody = 4_096
+
     /// Up to this size a message's bytes are bound like any value (SQLite copies them once);
     /// larger ones are written into a blob of their size, which costs a blob handle.
     static let copiedRawBytes = 256 * 1_024
@@ -131,17 +178,21 @@ extension Transaction {
         var rank = try topRank(of: box).map { $0 + Rank.gap } ?? Rank.gap
         var added = 0
         let firstID = nextID
+        // What the index is given of bodies kept in their raw mail, by message id.
+        var prepared: [(id: Int64, body: String)] = []
         // The batch is indexed at the end, in one statement (see schema 7).
         try run("UPDATE counters SET value = 1 WHERE name = 'indexed_in_bulk'", [])
         for imported in messages {
             let mail = imported.mail
             guard try storeRaw(mail, as: nextRaw, importKey: imported.key) else { continue }
+            if imported.bodyInRaw != nil, let body = imported.indexedBody { prepared.append((nextID, body)) }
             let raw = nextRaw
             nextRaw += 1
             let subject = mail.subject.isEmpty ? "(no subject)" : mail.subject
             let message = Message(id: MessageID(nextID), subject: subject, body: mail.text, author: mail.sender, createdAt: imported.time)
             nextID += 1
-            try insertRows(message, into: box, rank: rank, origin: nil, isUnread: imported.isUnread, isFlagged: imported.isFlagged) {
+            try insertRows(message, into: box, rank: rank, origin: nil, isUnread: imported.isUnread, isFlagged: imported.isFlagged,
+                           bodyInRaw: imported.bodyInRaw, preview: imported.preview) {
                 id throws(StoreError) in try insertDetails(of: mail, raw: raw, as: id)
             }
             rank += Rank.gap
@@ -149,9 +200,24 @@ extension Transaction {
         }
         try run("""
             INSERT INTO search (rowid, subject, author, recipients, body)
-                SELECT h.id, h.subject, h.author, \(Schema.recipients("h")), searchable(b.body)
-                FROM headers h JOIN bodies b ON b.id = h.id WHERE h.id >= ? AND h.id < ?
+                SELECT h.id, h.subject, h.author, \(Schema.recipients("h")), searchable(\(Schema.body(of: "b")))
+                FROM headers h JOIN bodies b ON b.id = h.id WHERE h.id >= ? AND h.id < ? AND b.raw_start IS NULL
             """, [.integer(firstID), .integer(nextID)])
+        // A body kept in its raw mail is not read back from it: the reading thread prepared what
+        // the index gets. One row per statement, as `VALUES`, which opens no statement journal
+        // (and so makes the index flush nothing); the recipients come from the row, as the
+        // triggers that take the message out again read them.
+        let words = try database.cached("SELECT h.subject, h.author, \(Schema.recipients("h")) FROM headers h WHERE h.id = ?")
+        for (id, body) in prepared {
+            try words.bind([.integer(id)])
+            guard try words.step() else {
+                words.reset()
+                throw .invalidData("message \(id) has no headers")
+            }
+            let row: [SQLValue] = [.integer(id), .text(try words.text(at: 0)), .text(try words.text(at: 1)), .text(try words.text(at: 2)), .text(body)]
+            words.reset()
+            try run("INSERT INTO search (rowid, subject, author, recipients, body) VALUES (?, ?, ?, ?, ?)", row)
+        }
         try run("UPDATE counters SET value = 0 WHERE name = 'indexed_in_bulk'", [])
         try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(nextRaw), .text("next_raw_id")])
         try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(nextID), .text(Counter.nextMessageID)])
@@ -165,7 +231,8 @@ extension Transaction {
         let subject = mail.subject.isEmpty ? "(no subject)" : mail.subject
         var ids: [MessageID] = []
         for box in targets {
-            let message = try add(subject: subject, body: mail.text, author: mail.sender, to: box, at: time) { id throws(StoreError) in
+            let message = try add(subject: subject, body: mail.text, author: mail.sender, to: box, at: time,
+                                  bodyInRaw: Self.bodyInRaw(mail)) { id throws(StoreError) in
                 try insertDetails(of: mail, raw: raw, as: id)
             }
             ids.append(message.id)
@@ -281,7 +348,7 @@ extension Reader {
     /// one at `rank` when given: what `mailroom export` writes, a page at a time.
     public func exportPage(of box: MailboxID, after rank: Int64?, limit: Int) throws(StoreError) -> [ExportedMessage] {
         let statement = try database.cached("""
-            SELECT m.id, m.rank, m.created_at, h.subject, h.author, b.body, x.raw, x.envelope_from
+            SELECT m.id, m.rank, m.created_at, h.subject, h.author, \(Schema.body(of: "b")), x.raw, x.envelope_from
             FROM messages m CROSS JOIN headers h ON h.id = m.id JOIN bodies b ON b.id = m.id
             LEFT JOIN mail x ON x.id = m.id
             WHERE m.mailbox = ? AND m.rank > ? ORDER BY m.rank LIMIT ?

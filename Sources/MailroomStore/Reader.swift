@@ -49,7 +49,7 @@ public class Reader {
     /// A whole message, body included, and the mailbox that holds it.
     public func message(_ id: MessageID) throws(StoreError) -> (message: Message, mailbox: MailboxID)? {
         let statement = try database.cached("""
-            SELECT \(Self.rowColumns), b.body FROM \(Self.rowTables) JOIN bodies b ON b.id = m.id WHERE m.id = ?
+            SELECT \(Self.rowColumns), \(Schema.body(of: "b")) FROM \(Self.rowTables) JOIN bodies b ON b.id = m.id WHERE m.id = ?
             """)
         try statement.bind([.integer(id.rawValue)])
         defer { statement.reset() }
@@ -149,7 +149,7 @@ public class Reader {
         _ tail: String, _ values: [SQLValue], withBodies: Bool = false
     ) throws(StoreError) -> [(message: Message, key: Int64)] {
         let sql = withBodies
-            ? "SELECT \(Self.rowColumns), b.body FROM \(Self.rowTables) JOIN bodies b ON b.id = m.id \(tail)"
+            ? "SELECT \(Self.rowColumns), \(Schema.body(of: "b")) FROM \(Self.rowTables) JOIN bodies b ON b.id = m.id \(tail)"
             : "SELECT \(Self.rowColumns) FROM \(Self.rowTables) \(tail)"
         let statement = try database.cached(sql)
         try statement.bind(values)

@@ -325,6 +325,9 @@ extension Reader {
             UNION ALL SELECT 'message ' || m.id || ' has no body' FROM messages m WHERE NOT EXISTS (SELECT 1 FROM bodies b WHERE b.id = m.id)
             UNION ALL SELECT 'headers ' || h.id || ' belong to no message' FROM headers h WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = h.id)
             UNION ALL SELECT 'body ' || b.id || ' belongs to no message' FROM bodies b WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = b.id)
+            UNION ALL SELECT 'body ' || b.id || ' is not in its raw mail' FROM bodies b WHERE b.raw_start IS NOT NULL AND NOT EXISTS (
+                SELECT 1 FROM mail x JOIN raw_mail r ON r.id = x.raw
+                WHERE x.id = b.id AND b.raw_start >= 0 AND b.raw_length >= 0 AND b.raw_start + b.raw_length <= length(r.bytes))
             UNION ALL SELECT 'mail ' || x.id || ' belongs to no message' FROM mail x WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = x.id)
             UNION ALL SELECT 'mail ' || x.id || ' has no raw bytes' FROM mail x WHERE NOT EXISTS (SELECT 1 FROM raw_mail r WHERE r.id = x.raw)
             UNION ALL SELECT 'raw mail ' || r.id || ' belongs to no mail' FROM raw_mail r WHERE NOT EXISTS (SELECT 1 FROM mail x WHERE x.raw = r.id)

@@ -45,16 +45,17 @@ public final class Transaction: Reader {
     }
 
     /// Puts a new, unread message on top of `box` as it is, unchecked (mail that arrived).
-    /// `beforeBody` runs once the message's id exists, before its body is indexed.
+    /// `beforeBody` runs once the message's id exists, before its body is indexed; `bodyInRaw`
+    /// is where the body is found in the mail's raw bytes, when it is kept there alone.
     func add(
-        subject: String, body: String, author: String, to box: MailboxID, at time: Int64,
+        subject: String, body: String, author: String, to box: MailboxID, at time: Int64, bodyInRaw: Range<Int>?,
         beforeBody: (MessageID) throws(StoreError) -> Void
     ) throws(StoreError) -> Message {
         try requireMailbox(box)
         let id = try takeCounter(Counter.nextMessageID)
         let rank = try topRank(of: box).map { $0 + Rank.gap } ?? Rank.gap
         let message = Message(id: MessageID(id), subject: subject, body: body, author: author, createdAt: time)
-        try insert(message, into: box, rank: rank, origin: nil, beforeBody: beforeBody)
+        try insert(message, into: box, rank: rank, origin: nil, bodyInRaw: bodyInRaw, beforeBody: beforeBody)
         return message
     }
 
@@ -65,7 +66,7 @@ public final class Transaction: Reader {
         try run("UPDATE headers SET subject = ?, preview = ? WHERE id = ?",
                 [.text(valid.subject), .text(Rank.preview(of: valid.body)), .integer(id.rawValue)])
         guard database.changes == 1 else { throw .refused(.mailbox(.unknownMessage(id))) }
-        try run("UPDATE bodies SET body = ? WHERE id = ?", [.text(valid.body), .integer(id.rawValue)])
+        try run("UPDATE bodies SET body = ?, raw_start = NULL, raw_length = NULL WHERE id = ?", [.text(valid.body), .integer(id.rawValue)])
     }
 
     @discardableResult
@@ -358,21 +359,25 @@ public final class Transaction: Reader {
 
     /// Adds one message as it is, with its id, at `rank` (bulk loading).
     public func insert(_ message: Message, into box: MailboxID, rank: Int64, origin: (MailboxID, Int64)?) throws(StoreError) {
-        try insert(message, into: box, rank: rank, origin: origin) { _ throws(StoreError) in }
+        try insert(message, into: box, rank: rank, origin: origin, bodyInRaw: nil) { _ throws(StoreError) in }
     }
 
     func insert(
-        _ message: Message, into box: MailboxID, rank: Int64, origin: (MailboxID, Int64)?,
+        _ message: Message, into box: MailboxID, rank: Int64, origin: (MailboxID, Int64)?, bodyInRaw: Range<Int>?,
         beforeBody: (MessageID) throws(StoreError) -> Void
     ) throws(StoreError) {
-        try insertRows(message, into: box, rank: rank, origin: origin, isUnread: true, isFlagged: false, beforeBody: beforeBody)
+        try insertRows(message, into: box, rank: rank, origin: origin, isUnread: true, isFlagged: false, bodyInRaw: bodyInRaw,
+                       beforeBody: beforeBody)
         try run("UPDATE counters SET value = max(value, ?) WHERE name = ?", [.integer(message.id.rawValue + 1), .text(Counter.nextMessageID)])
     }
 
     /// A message's own rows (placement, headers, body), leaving the id counter to the caller.
+    /// With `bodyInRaw`, the body is not written again: it is those bytes of the message's raw
+    /// mail (which `beforeBody` must have linked to it), as `Schema.body(of:)` reads it; the
+    /// list row's `preview`, when given, was made from the body beforehand.
     func insertRows(
         _ message: Message, into box: MailboxID, rank: Int64, origin: (MailboxID, Int64)?, isUnread: Bool, isFlagged: Bool,
-        beforeBody: (MessageID) throws(StoreError) -> Void
+        bodyInRaw: Range<Int>? = nil, preview: String? = nil, beforeBody: (MessageID) throws(StoreError) -> Void
     ) throws(StoreError) {
         try run("""
             INSERT INTO messages (id, mailbox, rank, entered, created_at, unread, flagged, origin_mailbox, origin_rank, trashed_in)
@@ -384,10 +389,15 @@ public final class Transaction: Reader {
             ])
         // The headers before the body: indexing the body reads the subject and sender.
         try run("INSERT INTO headers (id, subject, author, preview) VALUES (?, ?, ?, ?)", [
-            .integer(message.id.rawValue), .text(message.subject), .text(message.author), .text(Rank.preview(of: message.body)),
+            .integer(message.id.rawValue), .text(message.subject), .text(message.author), .text(preview ?? Rank.preview(of: message.body)),
         ])
         try beforeBody(message.id)
-        try run("INSERT INTO bodies (id, body) VALUES (?, ?)", [.integer(message.id.rawValue), .text(message.body)])
+        if let span = bodyInRaw {
+            try run("INSERT INTO bodies (id, body, raw_start, raw_length) VALUES (?, '', ?, ?)",
+                    [.integer(message.id.rawValue), .integer(Int64(span.lowerBound)), .integer(Int64(span.count))])
+        } else {
+            try run("INSERT INTO bodies (id, body) VALUES (?, ?)", [.integer(message.id.rawValue), .text(message.body)])
+        }
     }
 
     // MARK: Helpers

@@ -87,13 +87,15 @@ extension MailroomApp {
     /// Text with its lines ended by LF alone (CRLF and a lone CR become LF), as the page splits
     /// it; the line ends at its end dropped. One pass, with memchr finding each CR: the text of
     /// a 100 KB mail is made here, on the importing thread that has no time to spare.
-    static func lines(_ text: String) -> String {
-        var text = text
+    static func lines(_ given: String) -> String {
+        var text = given
         return text.withUTF8 { bytes -> String in
             var end = bytes.count
             while end > 0 && (bytes[end - 1] == 10 || bytes[end - 1] == 13) { end -= 1 }
             guard let base = bytes.baseAddress, end > 0 else { return "" }
             guard memchr(base, 13, end) != nil else {
+                // Nothing to change: the text as it came (no copy of 100 KB).
+                if end == bytes.count { return given }
                 return String(decoding: UnsafeBufferPointer(start: base, count: end), as: UTF8.self)
             }
             return String(unsafeUninitializedCapacity: end) { out in

@@ -25,7 +25,7 @@ enum Memory {
     /// CPU. What is unused goes back once per commit instead (`handBackUnused`).
     static func mapLargeBlocks() {
         mallopt(M_MMAP_THRESHOLD, 1_024 * 1_024)
-        mallopt(M_TRIM_THRESHOLD, 64 * 1_024 * 1_024)
+        mallopt(M_TRIM_THRESHOLD, 8 * 1_024 * 1_024)
     }
 
     /// Hands back what malloc holds but nothing uses (run once a second, between requests).

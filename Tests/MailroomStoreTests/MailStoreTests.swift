@@ -155,6 +155,92 @@ import Testing
         }
     }
 
+    /// A big plain text that is its mail's body byte for byte is kept once, in the raw mail (schema
+    /// 8), whether it came by SMTP or by import: it reads back whole, its preview and search
+    /// words are its own, an edit or a rename takes the right words out, and deleting it for
+    /// good leaves nothing in the index. A text that differs from the bytes (CRLF lines, a
+    /// short one) keeps its own row.
+    @Test func aPlainBodyIsKeptOnceInItsRawMailAndReadsBackWhole() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            let box = try store.write { try $0.createMailbox(named: "Reports") }
+            func plain(_ subject: String, words: String, lineEnd: String = "\n") -> IncomingMail {
+                let text = (1...120).map { "Line \($0): \(words) counted and filed." }.joined(separator: lineEnd)
+                var incoming = mail(subject, raw: "Subject: \(subject)\(lineEnd)From: a@b.test\(lineEnd)\(lineEnd)\(text)\(lineEnd)\(lineEnd)")
+                incoming.text = (1...120).map { "Line \($0): \(words) counted and filed." }.joined(separator: "\n")
+                return incoming
+            }
+            let smtp = try store.write { try $0.addMail(plain("Toner", words: "toner cartridges"), to: [.inbox], at: 1_000) }
+            let imported = ImportedMail(mail: plain("Paper", words: "paper reams"), key: [UInt8](repeating: 7, count: 32),
+                                        time: 1_001, isUnread: true, isFlagged: false)
+            #expect(imported.mail.text.isEmpty)
+            let crlf = ImportedMail(mail: plain("Ink", words: "ink bottles", lineEnd: "\r\n"), key: [UInt8](repeating: 8, count: 32),
+                                    time: 1_002, isUnread: true, isFlagged: false)
+            #expect(!crlf.mail.text.isEmpty)
+            #expect(try store.write { try $0.importMail([imported, crlf], to: box) } == 2)
+            func body(_ id: Int64) throws -> (text: String, start: Int64?) {
+                let start = try store.read { reader throws(StoreError) in
+                    try reader.integers("SELECT coalesce(raw_start, -1) FROM bodies WHERE id = ?", [.integer(id)])
+                }
+                let text = try #require(try store.library().message(MessageID(id))?.body)
+                return (text, start.first == -1 ? nil : start.first)
+            }
+            let expected = { (words: String) in (1...120).map { "Line \($0): \(words) counted and filed." }.joined(separator: "\n") }
+            #expect(try body(smtp[0].rawValue) == (expected("toner cartridges"), Int64("Subject: Toner\nFrom: a@b.test\n\n".utf8.count)))
+            #expect(try body(2) == (expected("paper reams"), Int64("Subject: Paper\nFrom: a@b.test\n\n".utf8.count)))
+            #expect(try body(3).text == expected("ink bottles"))
+            #expect(try body(3).start == nil)
+            let rows = try #require(try store.library()[box]).messages
+            #expect(rows.map(\.subject) == ["Ink", "Paper"])
+            #expect(try store.read { reader throws(StoreError) in
+                try reader.integers("SELECT count(*) FROM headers WHERE id = 2 AND preview LIKE 'Line 1: paper reams counted and filed. Line 2:%'", [])
+            } == [1])
+            func found(_ query: String) throws -> [Int64] {
+                try store.read { reader throws(StoreError) in
+                    try reader.integers("SELECT rowid FROM search WHERE search MATCH ? ORDER BY rowid", [.text(query)])
+                }
+            }
+            #expect(try found("cartridges") == [1])
+            #expect(try found("reams") == [2])
+            #expect(try found("bottles") == [3])
+            #expect(try found("recipients:ops") == [1, 2, 3])
+            #expect(try store.integrityCheck() == "ok")
+            // An edit replaces the text (now kept in its row); a rename re-reads it from the raw mail.
+            try store.write { try $0.edit(MessageID(1), with: Draft(subject: "Toner", body: "Ordered more.")) }
+            #expect(try body(1) == ("Ordered more.", nil))
+            #expect(try found("cartridges") == [])
+            #expect(try found("ordered") == [1])
+            try store.write { try $0.edit(MessageID(2), with: Draft(subject: "Paper stock", body: expected("paper reams"))) }
+            #expect(try found("reams") == [2])
+            #expect(try found("stock") == [2])
+            try store.write { transaction in
+                _ = try transaction.move([MessageID(2), MessageID(3)], from: box, to: .trash)
+                _ = try transaction.deletePermanently([MessageID(2), MessageID(3)])
+            }
+            #expect(try found("reams") == [])
+            #expect(try found("bottles") == [])
+            #expect(try found("recipients:ops") == [1])
+            #expect(try store.integrityCheck() == "ok")
+        }
+    }
+
+    /// `check` finds a body that points outside its raw mail.
+    @Test func aBodyPointingPastItsRawMailIsReported() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            let text = String(String(repeating: "word ", count: 1_000).dropLast())
+            var incoming = mail("Long", raw: "Subject: Long\n\n" + text + "\n")
+            incoming.text = text
+            _ = try store.write { try $0.addMail(incoming, to: [.inbox], at: 1_000) }
+            #expect(try store.read { reader throws(StoreError) in try reader.integers("SELECT raw_start FROM bodies", []) } == [15])
+            #expect(try store.integrityCheck() == "ok")
+            try store.write { transaction in try transaction.run("UPDATE bodies SET raw_length = 10000 WHERE id = 1", []) }
+            #expect(try store.integrityCheck() == "body 1 is not in its raw mail")
+        }
+    }
+
     @Test func retentionTakesTheOldestUnflaggedFirstAndKeepsFlaggedOnes() throws {
         try withTemporaryPath { path in
             let store = try Store(path: path)

@@ -89,7 +89,7 @@ import Testing
             let store = try Store(path: path)
             defer { store.close() }
             #expect(store.migratedFrom == 3)
-            #expect(try Database(path: path).userVersion == 7)
+            #expect(try Database(path: path).userVersion == 8)
             let library = try store.library()
             #expect(library.mailboxes.map(\.name) == ["Inbox", "Archive", "Trash", "Projects"])
             #expect(library[.inbox]?.ids.map(\.rawValue) == [9, 4, 2, 1])
@@ -229,7 +229,7 @@ import Testing
             #expect(try Database(path: path).userVersion == 7)
             let store = try Store(path: path)
             defer { store.close() }
-            #expect(store.migratedFrom == nil)
+            #expect(store.migratedFrom == 7)
             let library = try store.library()
             let imported = try #require(library.mailboxes.first { $0.name == "Imported" })
             #expect(imported.messages.map(\.subject) == ["Signing key rotated", "Nightly backup finished", "Toner low"])
@@ -244,6 +244,42 @@ import Testing
             }
             #expect(try matches("retired", in: store) == [])
             #expect(try matches("folders", in: store) == [])
+            #expect(try store.integrityCheck() == "ok")
+        }
+    }
+
+    /// `schema-8.sqlite` is `schema-7.sqlite` upgraded by the schema-8 build (the commit that
+    /// added this test) through `mailroom import --db schema-8.sqlite --mailbox Imported`, which
+    /// brought in "Weekly report" (message 16): 5,551 bytes of plain text, kept once, in its raw
+    /// mail, from byte 202. Its text reads back whole, its words are found, and taking it out of
+    /// the index (deleted for good) leaves nothing behind; the older messages beside it too.
+    @Test func aSchemaEightFileOpensAsItIsWithABodyKeptInItsRawMail() throws {
+        try withCopy(of: "schema-8.sqlite") { path in
+            #expect(try Database(path: path).userVersion == 8)
+            let store = try Store(path: path)
+            defer { store.close() }
+            #expect(store.migratedFrom == nil)
+            let library = try store.library()
+            let imported = try #require(library.mailboxes.first { $0.name == "Imported" })
+            #expect(imported.messages.map(\.subject) == ["Weekly report", "Signing key rotated", "Nightly backup finished", "Toner low"])
+            let kept = try store.read { reader throws(StoreError) in
+                try reader.integers("SELECT raw_start FROM bodies WHERE id = 16 AND body = '' AND raw_length = 5551", [])
+            }
+            #expect(kept == [202])
+            let body = try #require(library.message(MessageID(16))?.body)
+            #expect(body.utf8.count == 5_551)
+            #expect(body.hasPrefix("Line 001 of the weekly report: printers 4"))
+            #expect(body.hasSuffix("\n\nSigned off by the night shift."))
+            #expect(try matches("night shift", in: store) == [16])
+            #expect(try matches("retired", in: store) == [15])
+            #expect(try store.integrityCheck() == "ok")
+            try store.write { transaction in
+                _ = try transaction.move([MessageID(15), MessageID(16)], from: imported.id, to: .trash)
+                _ = try transaction.deletePermanently([MessageID(15), MessageID(16)])
+            }
+            #expect(try matches("night shift", in: store) == [])
+            #expect(try matches("printers", in: store) == [])
+            #expect(try matches("retired", in: store) == [])
             #expect(try store.integrityCheck() == "ok")
         }
     }
@@ -278,7 +314,7 @@ import Testing
             let again = try Store(path: path)
             defer { again.close() }
             #expect(again.migratedFrom == nil)
-            #expect(try Database(path: path).userVersion == 7)
+            #expect(try Database(path: path).userVersion == 8)
         }
     }
 }

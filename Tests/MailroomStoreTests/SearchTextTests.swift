@@ -27,6 +27,27 @@ import Testing
         #expect(String(decoding: words, as: UTF8.self) == "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
     }
 
+    /// The eight-at-a-time test agrees with the byte test: every byte value, at every place
+    /// among word bytes, and random words of word bytes with and without one other in them.
+    @Test func eightBytesAtOnceAgreeWithOneAtATime() {
+        for value in 0...255 {
+            for place in 0..<8 {
+                var bytes = [UInt8](repeating: UInt8(ascii: "m"), count: 8)
+                bytes[place] = UInt8(value)
+                let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+                #expect(SearchText.allWordBytes(word) == SearchText.isWordByte(UInt8(value)), "byte \(value) at \(place)")
+            }
+        }
+        var random = SystemRandomNumberGenerator()
+        let wordBytes = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+        for _ in 0..<2_000 {
+            var bytes = (0..<8).map { _ in wordBytes.randomElement(using: &random) ?? 0 }
+            if Bool.random(using: &random) { bytes[Int.random(in: 0..<8, using: &random)] = UInt8.random(in: 0...255, using: &random) }
+            let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            #expect(SearchText.allWordBytes(word) == bytes.allSatisfy(SearchText.isWordByte), "\(bytes)")
+        }
+    }
+
     @Test func aRunOf255IsKeptAndOneOf256IsLeftOut() {
         let kept = String(repeating: "a", count: 255)
         let dropped = String(repeating: "b", count: 256)
