@@ -18,11 +18,12 @@ enum Memory {
     /// every block of 96 KiB and more, as before, kept the heap tidy but made the two threads
     /// queue on the process's memory-map lock at each mmap and munmap (seen with perf's
     /// sched_switch: a third of the reading thread's waits), for about a tenth of the import's
-    /// time. The heap stays small because little is in flight (4 MiB queued, 4 MiB a commit).
+    /// time. The heap stays small because little is in flight (16 MiB queued) and what stored
+    /// messages took is handed back every 16 MiB (`handBackUnused`).
     /// A fixed threshold also stops glibc from raising it after the first large frees, and
     /// fixing it fixes the trim threshold too (128 KiB unless set): the heap's top would then be
     /// handed back and taken again with brk at nearly every free, an eighth of the import's
-    /// CPU. What is unused goes back once per commit instead (`handBackUnused`).
+    /// CPU; at 8 MiB it happens only when that much is free at the top.
     static func mapLargeBlocks() {
         mallopt(M_MMAP_THRESHOLD, 1_024 * 1_024)
         mallopt(M_TRIM_THRESHOLD, 8 * 1_024 * 1_024)

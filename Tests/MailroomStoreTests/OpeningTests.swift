@@ -90,7 +90,7 @@ import Testing
                     """)
                 try database.execute("PRAGMA writable_schema = OFF")
             }
-            try Database(path: path).execute(corruption.sql + "; INSERT INTO bodies VALUES (7, 'b')")
+            try Database(path: path).execute(corruption.sql + "; INSERT INTO bodies (id, body) VALUES (7, 'b')")
             let store = try Store(path: path)
             #expect(throws: StoreError.invalidData(corruption.complaint)) { _ = try store.library() }
             store.close()
