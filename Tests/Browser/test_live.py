@@ -169,8 +169,11 @@ def test_select_all_n_does_not_sweep_in_later_mail():
         seed(small, NAMES[-12:])
         driver.get(small.url("/mailboxes/inbox?mode=active"))
         driver.find_element(By.ID, "action-select-all").click()
+        # The click posts a form: the offer to take all 12 is on the page that answers it.
+        wait_for(driver, lambda: driver.find_elements(By.ID, "select-all-everything"), "the offer to select all 12")
         driver.find_element(By.ID, "select-all-everything").click()
-        assert "All 12 messages" in driver.find_element(By.ID, "select-everything").text
+        wait_for(driver, lambda: "All 12 messages" in driver.execute_script(
+            "const e = document.getElementById('select-everything'); return e ? e.innerText : ''"), "all 12 selected")
         live(driver)
         mail(small, "Arrived later")
         wait_for(driver, lambda: "Arrived later" in subjects(driver), "the new mail is shown")
