@@ -10,6 +10,8 @@ public final class Server: Sendable {
     /// The SMTP port actually bound, when the server takes mail.
     public let mailPort: Int?
     private let sockets: [Int32]
+    /// The ports held against a second Mailroom, until the loops have stopped.
+    private let claims: [PortClaim]
     private let mailSockets: [Int32]
     private let mail: MailShared?
     private let handler: Handler
@@ -40,16 +42,19 @@ public final class Server: Sendable {
     ) throws(ServerError) {
         guard LibeventThreads.enabled else { throw ServerError(description: "evthread_use_pthreads failed") }
         let tls = try service?.configuration.tls.map { files throws(ServerError) in try TLSContext(files) }
-        let (sockets, port) = try ListeningSocket.open(
+        let (sockets, port, claim) = try ListeningSocket.open(
             host: configuration.host, port: configuration.port, count: configuration.threads)
+        var claims = [claim]
         if let service {
             do {
-                let (mailSockets, mailPort) = try ListeningSocket.open(
+                let (mailSockets, mailPort, mailClaim) = try ListeningSocket.open(
                     host: service.configuration.host, port: service.configuration.port, count: configuration.threads)
                 self.mailSockets = mailSockets
                 self.mailPort = mailPort
+                claims.append(mailClaim)
             } catch {
                 for fd in sockets { close(fd) }
+                claim.release()
                 throw error
             }
             self.mail = MailShared(service: service, tls: tls, metrics: metrics)
@@ -58,6 +63,7 @@ public final class Server: Sendable {
             self.mailPort = nil
             self.mail = nil
         }
+        self.claims = claims
         self.configuration = configuration
         self.port = port
         self.sockets = sockets
@@ -108,6 +114,7 @@ public final class Server: Sendable {
         }
         for stopper in stoppers { stopper.stop() }
         for thread in threads { pthread_join(thread, nil) }
+        for claim in claims { claim.release() }
     }
 }
 
