@@ -21,6 +21,13 @@ final class EventLoop {
     let limits: RequestLimits
     let log: AccessLog
     private var connections: [UInt64: Connection] = [:]
+    /// Each connection's address, to count it out of `admission` when it closes.
+    private var peers: [UInt64: String] = [:]
+    private let admission: Admission
+    private let refusals: RefusalLog
+    /// Re-enable a listener that was paused because a cap was reached or descriptors ran out.
+    private var resumeListener: OpaquePointer?
+    private var resumeMailListener: OpaquePointer?
     private var mailListener: OpaquePointer?
     private let mail: MailShared?
     private var mailSessions: [UInt64: MailConnection] = [:]
@@ -45,8 +52,8 @@ final class EventLoop {
     init(
         socket: Int32, configuration: ServerConfiguration, handler: @escaping Handler,
         mayWait: @escaping WaitPredicate = { $0.method == .post },
-        errorPage: @escaping ErrorHandler, log: AccessLog, housekeeping: Housekeeping? = nil,
-        events: EventHub? = nil, mail: (socket: Int32, shared: MailShared)? = nil
+        errorPage: @escaping ErrorHandler, log: AccessLog, admission: Admission, refusals: RefusalLog,
+        housekeeping: Housekeeping? = nil, events: EventHub? = nil, mail: (socket: Int32, shared: MailShared)? = nil
     ) throws(ServerError) {
         guard let base = event_base_new() else { throw ServerError(description: "event_base_new failed") }
         self.base = base
@@ -60,6 +67,8 @@ final class EventLoop {
             uploadPath: configuration.uploadPath, maxUploadBytes: configuration.maxUploadBytes,
             uploadToken: configuration.uploadToken)
         self.log = log
+        self.admission = admission
+        self.refusals = refusals
         self.housekeeping = housekeeping
         self.mail = mail?.shared
         self.events = events
@@ -78,6 +87,30 @@ final class EventLoop {
                 loop.acceptMail(fd, peer: EventLoop.describe(address, length))
             }, context, UInt32(LEV_OPT_CLOSE_ON_FREE), 0, mail.socket)
         }
+        // Without an error callback libevent logs every failed accept(2) and, the socket still
+        // being readable, tries again at once: out of descriptors, that is a busy loop.
+        if let listener {
+            evconnlistener_set_error_cb(listener) { listener, context in
+                guard let context else { return }
+                Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().acceptFailed(listener)
+            }
+        }
+        if let mailListener {
+            evconnlistener_set_error_cb(mailListener) { listener, context in
+                guard let context else { return }
+                Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().acceptFailed(listener)
+            }
+        }
+        resumeListener = event_new(base, -1, 0, { _, _, context in
+            guard let context else { return }
+            let loop = Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue()
+            if !loop.isStopping, let listener = loop.listener { evconnlistener_enable(listener) }
+        }, context)
+        resumeMailListener = event_new(base, -1, 0, { _, _, context in
+            guard let context else { return }
+            let loop = Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue()
+            if !loop.isStopping, let listener = loop.mailListener { evconnlistener_enable(listener) }
+        }, context)
         stopEvent = event_new(base, -1, 0, { _, _, context in
             guard let context else { return }
             Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().beginStopping()
@@ -100,17 +133,24 @@ final class EventLoop {
         if let housekeeping {
             housekeepingTimer = event_new(base, -1, Int16(EV_PERSIST), { _, _, context in
                 guard let context else { return }
-                Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().housekeeping?.task()
+                let loop = Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue()
+                loop.housekeeping?.task()
+                // Refusals of the last second that no later refusal has reported yet.
+                loop.refusals.flush(limits: loop.admission)
+                if let mail = loop.mail { mail.refusals.flush(limits: mail.admission) }
             }, context)
             var interval = timeval(tv_sec: housekeeping.intervalSeconds, tv_usec: 0)
             if let housekeepingTimer { event_add(housekeepingTimer, &interval) }
         }
-        guard listener != nil, stopEvent != nil, wakeEvent != nil, mail == nil || mailListener != nil else {
+        guard listener != nil, stopEvent != nil, wakeEvent != nil, mail == nil || mailListener != nil,
+              resumeListener != nil, resumeMailListener != nil else {
             if let listener { evconnlistener_free(listener) } else { close(socket) }
             if let mailListener { evconnlistener_free(mailListener) } else if let mail { close(mail.socket) }
             if let stopEvent { event_free(stopEvent) }
             replies.close()
             if let wakeEvent { event_free(wakeEvent) }
+            if let resumeListener { event_free(resumeListener) }
+            if let resumeMailListener { event_free(resumeMailListener) }
             event_base_free(base)
             throw ServerError(description: "evconnlistener_new failed")
         }
@@ -128,6 +168,8 @@ final class EventLoop {
         if let wakeEvent { event_free(wakeEvent) }
         if let stopDeadline { event_free(stopDeadline) }
         if let housekeepingTimer { event_free(housekeepingTimer) }
+        if let resumeListener { event_free(resumeListener) }
+        if let resumeMailListener { event_free(resumeMailListener) }
         event_base_free(base)
         readBuffer.deallocate()
     }
@@ -145,24 +187,82 @@ final class EventLoop {
     var stopper: LoopStopper { LoopStopper(event: stopEvent) }
 
     private func accept(_ fd: Int32, peer: String) {
+        guard !isStopping else {
+            close(fd)
+            return
+        }
+        let verdict = admission.admit(peer)
+        guard verdict == .admitted else {
+            refusals.refused(verdict, peer: peer, limits: admission)
+            shed(fd, saying: Self.busyAnswer, pausing: verdict == .full ? listener : nil, until: resumeListener)
+            return
+        }
         nextSerial += 1
-        guard !isStopping, let connection = Connection(loop: self, socket: fd, peer: peer, serial: nextSerial) else {
+        guard let connection = Connection(loop: self, socket: fd, peer: peer, serial: nextSerial) else {
+            admission.leave(peer)
             close(fd)
             return
         }
         connections[nextSerial] = connection
+        peers[nextSerial] = peer
     }
 
     private func acceptMail(_ fd: Int32, peer: String) {
+        guard !isStopping, let mail else {
+            close(fd)
+            return
+        }
+        let verdict = mail.admit(peer)
+        guard verdict == .admitted else {
+            shed(fd, saying: mail.refusal(verdict), pausing: verdict == .full ? mailListener : nil, until: resumeMailListener)
+            return
+        }
         nextSerial += 1
-        guard !isStopping, let mail,
-              let session = MailConnection(loop: self, shared: mail, socket: fd, peer: peer, serial: nextSerial)
-        else {
+        guard let session = MailConnection(loop: self, shared: mail, socket: fd, peer: peer, serial: nextSerial) else {
+            mail.leave(peer)
             close(fd)
             return
         }
         mailSessions[nextSerial] = session
     }
+
+    /// Refuses a connection as cheaply as it can be: one non-blocking send of a ready answer
+    /// (what the socket does not take at once is dropped) and a close. When every slot is
+    /// taken the listener also rests, so the next arrivals wait in the kernel's queue, costing
+    /// nothing, rather than being accepted only to be refused.
+    private func shed(_ fd: Int32, saying answer: [UInt8], pausing listener: OpaquePointer?, until resume: OpaquePointer?) {
+        _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+        close(fd)
+        if let listener { pause(listener, resume: resume, milliseconds: 100) }
+    }
+
+    /// accept(2) failed. Out of descriptors (or memory) the socket stays readable, so the
+    /// listener rests for half a second, as nginx does, instead of failing again at once.
+    private func acceptFailed(_ failing: OpaquePointer?) {
+        guard let failing else { return }
+        if failing == mailListener, let mail {
+            mail.refusals.outOfDescriptors(limits: mail.admission)
+            pause(failing, resume: resumeMailListener, milliseconds: 500)
+        } else {
+            refusals.outOfDescriptors(limits: admission)
+            pause(failing, resume: resumeListener, milliseconds: 500)
+        }
+    }
+
+    private func pause(_ listener: OpaquePointer, resume: OpaquePointer?, milliseconds: Int) {
+        guard let resume else { return }
+        evconnlistener_disable(listener)
+        var wait = timeval(tv_sec: milliseconds / 1000, tv_usec: suseconds_t((milliseconds % 1000) * 1000))
+        event_add(resume, &wait)
+    }
+
+    /// What an HTTP client over a cap is told before the connection closes.
+    private static let busyAnswer: [UInt8] = {
+        let page = "<!doctype html><title>Too many connections</title><p>Mailroom has too many connections "
+            + "open from your address or in all. Try again in a moment.\n"
+        return Array(("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/html; charset=utf-8\r\n"
+            + "Retry-After: 1\r\nConnection: close\r\nContent-Length: \(page.utf8.count)\r\n\r\n" + page).utf8)
+    }()
 
     /// Writes the answers that worker threads finished; a connection closed meanwhile gets none.
     private func deliverReplies() {
@@ -205,6 +305,7 @@ final class EventLoop {
 
     func closed(_ connection: Connection) {
         connections[connection.serial] = nil
+        if let peer = peers.removeValue(forKey: connection.serial) { admission.leave(peer) }
         streams[connection.serial] = nil
         if isStopping && connections.isEmpty && mailSessions.isEmpty { event_base_loopexit(base, nil) }
     }

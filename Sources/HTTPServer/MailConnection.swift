@@ -27,7 +27,6 @@ final class MailConnection {
     private var startsTLS = false
     private var closesAfterWrite = false
     private var isClosed = false
-    private var wasAdmitted = false
     /// Ends the session when it has lasted too long in all.
     private var sessionDeadline: OpaquePointer?
     /// Over TLS, while the last reply leaves: watches the socket's output, and closes the
@@ -81,12 +80,10 @@ final class MailConnection {
                 connection.readable()
             }
         }, context)
-        guard reader != nil, shared.admit() else {
-            // Not yet one of the loop's sessions: the refusal goes out before it closes.
+        guard reader != nil else {
             finish(with: Session.busy(hostname: shared.service.configuration.session.hostname), closingNow: false)
             return
         }
-        wasAdmitted = true
         resumeReading()
         send(session.greeting)
         flush()
@@ -145,10 +142,9 @@ final class MailConnection {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        if wasAdmitted {
-            shared.leave()
-            loop.log.session(peer: peer, started: started, stored: storedCount, refused: refusedCount, ending: ending)
-        }
+        // Admitted by the loop before it was made (see `EventLoop.acceptMail`).
+        shared.leave(peer)
+        loop.log.session(peer: peer, started: started, stored: storedCount, refused: refusedCount, ending: ending)
         if let sessionDeadline {
             event_del(sessionDeadline)
             event_free(sessionDeadline)

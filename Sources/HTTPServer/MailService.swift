@@ -10,6 +10,9 @@ public struct MailConfiguration: Sendable {
     public var session: SessionOptions
     /// Sessions open at once, over every loop; one more is told 421 and closed.
     public var maxConnections: Int
+    /// Sessions open at once from one address (Postfix's `smtpd_client_connection_count_limit`
+    /// is 50 too); one more is told 421 and closed. 0: no cap.
+    public var maxConnectionsPerAddress: Int = 50
     /// Seconds a session may be silent before it is told 421 and closed.
     public var idleSeconds: Int
     /// Seconds a session may last in all, however busy.
@@ -64,31 +67,50 @@ public struct MailService: Sendable {
     }
 }
 
-/// What every loop's SMTP sessions share: the service, the TLS context and the session count.
+/// What every loop's SMTP sessions share: the service, the TLS context and the session caps.
 final class MailShared: Sendable {
     let service: MailService
     let tls: TLSContext?
     let metrics: Metrics
+    let admission: Admission
+    let refusals: RefusalLog
 
-    init(service: MailService, tls: TLSContext?, metrics: Metrics) {
+    init(service: MailService, tls: TLSContext?, metrics: Metrics, log: @escaping @Sendable (String) -> Void) {
         self.service = service
         self.tls = tls
         self.metrics = metrics
+        self.admission = Admission(
+            maxTotal: service.configuration.maxConnections,
+            maxPerAddress: service.configuration.maxConnectionsPerAddress)
+        self.refusals = RefusalLog("SMTP", write: log)
     }
 
-    /// Counts a new session in; false (and counted as refused) when the limit is reached.
-    func admit() -> Bool {
-        let now = metrics.smtpOpenSessions.wrappingAdd(1, ordering: .relaxed).newValue
-        guard now <= service.configuration.maxConnections else {
-            metrics.smtpOpenSessions.wrappingSubtract(1, ordering: .relaxed)
+    /// Counts a new session in, unless a cap refuses it (counted as refused).
+    func admit(_ peer: String) -> Admission.Verdict {
+        let verdict = admission.admit(peer)
+        if verdict == .admitted {
+            metrics.smtpOpenSessions.wrappingAdd(1, ordering: .relaxed)
+            metrics.smtpSessions.wrappingAdd(1, ordering: .relaxed)
+        } else {
             metrics.smtpSessionsRefused.wrappingAdd(1, ordering: .relaxed)
-            return false
+            refusals.refused(verdict, peer: peer, limits: admission)
         }
-        metrics.smtpSessions.wrappingAdd(1, ordering: .relaxed)
-        return true
+        return verdict
     }
 
-    func leave() {
+    /// What a session refused by `verdict` is told before it is closed.
+    func refusal(_ verdict: Admission.Verdict) -> [UInt8] {
+        let hostname = service.configuration.session.hostname
+        switch verdict {
+        case .addressFull:
+            return Reply(421, "4.7.0", "\(hostname) has too many connections from your address; try again later.").bytes
+        default:
+            return Session.busy(hostname: hostname).bytes
+        }
+    }
+
+    func leave(_ peer: String) {
+        admission.leave(peer)
         metrics.smtpOpenSessions.wrappingSubtract(1, ordering: .relaxed)
     }
 }

@@ -17,6 +17,9 @@ public final class Server: Sendable {
     private let handler: Handler
     private let errorPage: ErrorHandler
     private let log: AccessLog
+    /// The HTTP connections' caps, over every loop.
+    private let admission: Admission
+    private let refusals: RefusalLog
     private let housekeeping: Housekeeping?
     private let events: EventHub?
     private let mayWait: WaitPredicate
@@ -40,6 +43,7 @@ public final class Server: Sendable {
         mayWait: @escaping WaitPredicate = { $0.method == .post }, mail service: MailService? = nil,
         errorPage: @escaping ErrorHandler = ErrorPage.response(for:), handler: @escaping Handler
     ) throws(ServerError) {
+        let log = AccessLog(isEnabled: logRequests, format: logFormat, metrics: metrics)
         guard LibeventThreads.enabled else { throw ServerError(description: "evthread_use_pthreads failed") }
         let tls = try service?.configuration.tls.map { files throws(ServerError) in try TLSContext(files) }
         let (sockets, port, claim) = try ListeningSocket.open(
@@ -57,7 +61,7 @@ public final class Server: Sendable {
                 claim.release()
                 throw error
             }
-            self.mail = MailShared(service: service, tls: tls, metrics: metrics)
+            self.mail = MailShared(service: service, tls: tls, metrics: metrics, log: log.notice)
         } else {
             self.mailSockets = []
             self.mailPort = nil
@@ -69,7 +73,10 @@ public final class Server: Sendable {
         self.sockets = sockets
         self.handler = handler
         self.errorPage = errorPage
-        self.log = AccessLog(isEnabled: logRequests, format: logFormat, metrics: metrics)
+        self.log = log
+        self.admission = Admission(
+            maxTotal: configuration.maxConnections, maxPerAddress: configuration.maxConnectionsPerAddress)
+        self.refusals = RefusalLog("HTTP", write: log.notice)
         self.events = events
         self.housekeeping = housekeeping
         self.mayWait = mayWait
@@ -84,7 +91,7 @@ public final class Server: Sendable {
             let mailSocket = index < mailSockets.count ? mailSockets[index] : nil
             let job = LoopJob(
                 socket: socket, mail: mail.flatMap { shared in mailSocket.map { ($0, shared) } }, configuration: configuration, handler: handler, mayWait: mayWait, errorPage: errorPage,
-                log: log, housekeeping: index == 0 ? housekeeping : nil, events: events,
+                log: log, admission: admission, refusals: refusals, housekeeping: index == 0 ? housekeeping : nil, events: events,
                 onReady: { stopper in
                     self.state.withLock { $0.stoppers.append(stopper) }
                     ready.signal()
@@ -127,6 +134,8 @@ private final class LoopJob: @unchecked Sendable {
     let mayWait: WaitPredicate
     let errorPage: ErrorHandler
     let log: AccessLog
+    let admission: Admission
+    let refusals: RefusalLog
     let housekeeping: Housekeeping?
     let events: EventHub?
     let onReady: @Sendable (LoopStopper) -> Void
@@ -134,7 +143,8 @@ private final class LoopJob: @unchecked Sendable {
 
     init(
         socket: Int32, mail: (socket: Int32, shared: MailShared)?, configuration: ServerConfiguration, handler: @escaping Handler, mayWait: @escaping WaitPredicate,
-        errorPage: @escaping ErrorHandler, log: AccessLog, housekeeping: Housekeeping?, events: EventHub?,
+        errorPage: @escaping ErrorHandler, log: AccessLog, admission: Admission, refusals: RefusalLog,
+        housekeeping: Housekeeping?, events: EventHub?,
         onReady: @escaping @Sendable (LoopStopper) -> Void, onFailure: @escaping @Sendable (ServerError) -> Void
     ) {
         self.socket = socket
@@ -144,6 +154,8 @@ private final class LoopJob: @unchecked Sendable {
         self.mayWait = mayWait
         self.errorPage = errorPage
         self.log = log
+        self.admission = admission
+        self.refusals = refusals
         self.housekeeping = housekeeping
         self.events = events
         self.onReady = onReady
@@ -155,7 +167,7 @@ private final class LoopJob: @unchecked Sendable {
         do {
             loop = try EventLoop(
                 socket: socket, configuration: configuration, handler: handler, mayWait: mayWait, errorPage: errorPage,
-                log: log, housekeeping: housekeeping, events: events, mail: mail)
+                log: log, admission: admission, refusals: refusals, housekeeping: housekeeping, events: events, mail: mail)
         } catch {
             onFailure(error)
             return

@@ -14,6 +14,11 @@ public struct ServerConfiguration: Sendable {
     public var maxHeaderCount: Int
     /// Seconds a connection may sit idle or trickle a request before it is closed.
     public var timeoutSeconds: Int
+    /// Connections open at once over every loop (0: no cap). At the cap the loops stop accepting
+    /// for a moment and the kernel's queue holds newcomers; see `DescriptorLimit` for the default.
+    public var maxConnections: Int = 0
+    /// Connections open at once from one address (0: no cap); one more is answered 503 and closed.
+    public var maxConnectionsPerAddress: Int = 256
     /// Seconds between the comments written to idle event streams, so proxies and the client
     /// see the connection is alive (and a dead one is noticed).
     public var heartbeatSeconds: Int = 15

@@ -22,10 +22,12 @@ enum MailSetup {
         }
         let session = SessionOptions(
             hostname: hostname(), limits: options.smtpLimits, canStartTLS: tls != nil, authentication: authentication)
-        let configuration = MailConfiguration(
+        var configuration = MailConfiguration(
             host: options.smtpHost ?? options.server.host, port: options.smtpPort, session: session,
             maxConnections: options.smtpMaxConnections, idleSeconds: options.smtpIdleSeconds,
             sessionSeconds: options.smtpSessionSeconds, tls: tls)
+        configuration.maxConnectionsPerAddress = options.smtpMaxPerAddress
+            ?? min(50, max(options.smtpMaxConnections / 2, 1))
         let log = options.logRequests
         return MailService(configuration: configuration) { message, peer, done in
             let (sender, count, size) = (message.envelope.sender, message.envelope.recipients.count, message.text.count)

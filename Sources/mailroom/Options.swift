@@ -26,6 +26,10 @@ struct Options {
     var smtpHost: String?
     var smtpLimits = SMTPLimits()
     var smtpMaxConnections = 200
+    /// The caps on connections; nil: the defaults, sized by the descriptor limit (see `Caps`).
+    var smtpMaxPerAddress: Int?
+    var maxConnections: Int?
+    var maxPerAddress: Int?
     var smtpIdleSeconds = 300
     var smtpSessionSeconds = 1_800
     var smtpCertificate: String?
@@ -66,6 +70,11 @@ struct Options {
           --max-headers BYTES   largest set of header fields accepted (default 16384; more is 431)
           --max-header-count N  most header fields accepted (default 100; more is 431)
           --timeout SECONDS     idle or slow connections are closed after this (default 30)
+          --max-connections N   HTTP connections at once (default: the open-file limit, which Mailroom
+                                raises to its hard limit, less 128 and the SMTP sessions); at the cap
+                                newcomers wait in the kernel's queue
+          --max-per-ip N        HTTP connections at once from one address (default 256, or half of
+                                --max-connections if less; 0: no cap; more get 503)
           --heartbeat SECONDS   a comment on each live-list event stream this often (default 15)
           --time-zone NAME      show times in this zone, such as Europe/Berlin (default: TZ, else UTC)
 
@@ -77,6 +86,8 @@ struct Options {
           --smtp-max-line BYTES      longest line of message text (default 65536; RFC 5321 says 1000)
           --smtp-max-command BYTES   longest command line (default 512)
           --smtp-max-connections N   SMTP sessions at once (default 200; more get 421)
+          --smtp-max-per-ip N        SMTP sessions at once from one address (default 50, as Postfix,
+                                     or half of --smtp-max-connections if less; 0: no cap; more get 421)
           --smtp-idle-timeout SECONDS    a silent session is closed after this (default 300)
           --smtp-session-timeout SECONDS a session lasts at most this long (default 1800)
           --smtp-tls-cert PATH  PEM certificate chain: offers STARTTLS (with --smtp-tls-key)
@@ -146,6 +157,8 @@ struct Options {
             case "--max-header-count": options.server.maxHeaderCount = try number(for: flag, in: 10...10_000)
             case "--max-headers": options.server.maxHeaderBytes = try number(for: flag, in: 1_024...(1 << 20))
             case "--timeout": options.server.timeoutSeconds = try number(for: flag, in: 1...3_600)
+            case "--max-connections": options.maxConnections = try number(for: flag, in: 1...10_000_000)
+            case "--max-per-ip": options.maxPerAddress = try number(for: flag, in: 0...10_000_000)
             case "--heartbeat": options.server.heartbeatSeconds = try number(for: flag, in: 1...3_600)
             case "--smtp-port": options.smtpPort = try number(for: flag, in: 0...65535)
             case "--smtp-host": options.smtpHost = try value(for: flag)
@@ -154,6 +167,7 @@ struct Options {
             case "--smtp-max-line": options.smtpLimits.maxTextLineBytes = try number(for: flag, in: 1_000...(1 << 24))
             case "--smtp-max-command": options.smtpLimits.maxCommandLineBytes = try number(for: flag, in: 512...65_536)
             case "--smtp-max-connections": options.smtpMaxConnections = try number(for: flag, in: 1...100_000)
+            case "--smtp-max-per-ip": options.smtpMaxPerAddress = try number(for: flag, in: 0...100_000)
             case "--smtp-idle-timeout": options.smtpIdleSeconds = try number(for: flag, in: 1...86_400)
             case "--smtp-session-timeout": options.smtpSessionSeconds = try number(for: flag, in: 1...86_400)
             case "--smtp-tls-cert": options.smtpCertificate = try value(for: flag)

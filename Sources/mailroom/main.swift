@@ -131,6 +131,12 @@ do {
 // Mail imports (`mailroom import --url`) post mbox files larger than other requests may be;
 // behind a password, only with the API token (or nobody at all when there is none).
 var serving = options.server
+// Every connection is a descriptor: take all the system allows, and leave room for the rest.
+let descriptorLimit = DescriptorLimit.raise()
+serving.maxConnections = options.maxConnections ?? DescriptorLimit.defaultMaxConnections(
+    limit: descriptorLimit, smtpConnections: mail == nil ? 0 : options.smtpMaxConnections)
+// One address may not take every slot, whatever the cap.
+serving.maxConnectionsPerAddress = options.maxPerAddress ?? min(256, max(serving.maxConnections / 2, 1))
 serving.uploadPath = MailroomApp.apiPrefix + "import"
 serving.maxUploadBytes = MailroomApp.maximumImportBytes
 if password != nil {

@@ -90,6 +90,17 @@ final class ChildProcess {
         }
     }
 
+    /// Reads whatever the program writes for `seconds`, then returns its standard output so far.
+    func output(after seconds: Double) throws -> String {
+        let deadline = Self.now() + seconds
+        while outputPipe >= 0 || errorPipe >= 0 {
+            let remaining = deadline - Self.now()
+            guard remaining > 0 else { break }
+            try readAvailable(waitingAtMost: remaining)
+        }
+        return outputText
+    }
+
     func send(_ signal: Int32) {
         kill(pid, signal)
     }

@@ -42,13 +42,27 @@ final class SMTPClient {
 
     /// With `sendBufferBytes`, the socket's send buffer (SO_SNDBUF) is that small, so that
     /// writes stall soon after the server stops reading.
-    init(port: Int, timeoutSeconds: Double = 10, sendBufferBytes: Int32? = nil) throws {
+    /// `source` is the loopback address the connection comes from (127.0.0.1 unless given).
+    init(port: Int, timeoutSeconds: Double = 10, sendBufferBytes: Int32? = nil, source: String? = nil) throws {
         self.port = port
         self.timeoutSeconds = timeoutSeconds
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket failed: \(Self.lastError)") }
         if var size = sendBufferBytes {
             setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                Glibc.close(fd)
+                fd = -1
+                throw TestFailure("bind to \(source) failed: \(Self.lastError)")
+            }
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -72,8 +86,9 @@ final class SMTPClient {
     }
 
     /// Connects, reads the 220 greeting and, unless `ehlo` is nil, says EHLO and reads its 250.
-    static func session(port: Int, ehlo: String? = "client.example.test", timeoutSeconds: Double = 10) throws -> SMTPClient {
-        let client = try SMTPClient(port: port, timeoutSeconds: timeoutSeconds)
+    static func session(port: Int, ehlo: String? = "client.example.test", timeoutSeconds: Double = 10,
+                        source: String? = nil) throws -> SMTPClient {
+        let client = try SMTPClient(port: port, timeoutSeconds: timeoutSeconds, source: source)
         let greeting = try client.readReply()
         guard greeting.code == 220 else { throw TestFailure("the greeting was \(greeting)") }
         if let ehlo {
