@@ -62,7 +62,7 @@ final class MailConnection {
         self.peer = peer
         self.bufferevent = bufferevent
         self.socket = socket
-        self.session = Session(options: shared.service.configuration.session)
+        self.session = Session(options: shared.service.configuration.session, peer: peer)
         let context = Unmanaged.passUnretained(self).toOpaque()
         sessionDeadline = event_new(loop.base, -1, 0, { _, _, context in
             guard let context else { return }

@@ -19,6 +19,8 @@ public final class MailroomApp: Sendable {
     let security: SecurityPolicy
     /// The password gate, when Mailroom was started with a password.
     let signIn: SignIn?
+    /// Wrong secrets per client address, over every door: sign-in, the API token, SMTP AUTH.
+    public let guesses: Guesses
     /// What scripts send as `Authorization: Bearer …` to pass the password gate on `/metrics`
     /// and the API; nil when there is none.
     let apiToken: String?
@@ -62,6 +64,7 @@ public final class MailroomApp: Sendable {
         self.ownedFile = ownedFile
         self.security = security
         self.signIn = signIn
+        self.guesses = signIn?.guesses ?? Guesses()
         self.apiToken = apiToken.flatMap { $0.isEmpty ? nil : $0 }
         self.pageSize = min(max(pageSize, Self.pageSizes.lowerBound), Self.pageSizes.upperBound)
         self.beforeCommit = beforeCommit
@@ -333,7 +336,13 @@ public final class MailroomApp: Sendable {
     /// password unless it carries the API token or a signed-in session's cookie.
     private func respondToAPI(_ request: Request) -> Response {
         if let refusal = security.refusal(for: request, isAPI: true) { return Self.apiError(refusal) }
-        if let signIn, signIn.session(of: request, now: now()) == nil, !carriesAPIToken(request) {
+        if let signIn, signIn.session(of: request, now: now()) == nil, case let token = checkAPIToken(request), token != .valid {
+            if case .wait(let seconds) = token {
+                return Self.apiError(HTTPError(
+                    Status(code: 429, reason: "Too Many Requests"),
+                    "Too many wrong API tokens from this address: try again in \(seconds) second\(seconds == 1 ? "" : "s").",
+                    headers: ["Retry-After": String(seconds)]))
+            }
             return Self.apiError(HTTPError(
                 Status(code: 401, reason: "Unauthorized"),
                 apiToken == nil
@@ -346,14 +355,38 @@ public final class MailroomApp: Sendable {
 
     /// Whether `request` says `Authorization: Bearer` with the API token (compared in constant time).
     func carriesAPIToken(_ request: Request) -> Bool {
-        guard let apiToken, let field = request.headers["Authorization"] else { return false }
-        let words = field.split(separator: " ", maxSplits: 1)
-        guard words.count == 2, words[0].lowercased() == "bearer" else { return false }
-        let given = Array(words[1].utf8), wanted = Array(apiToken.utf8)
-        var difference = given.count ^ wanted.count
-        for index in wanted.indices { difference |= Int(wanted[index] ^ (index < given.count ? given[index] : 0)) }
-        return difference == 0
+        checkAPIToken(request) == .valid
     }
+
+    enum TokenCheck: Equatable {
+        case absent, valid, wrong
+        /// Too many wrong guesses from this address: not checked.
+        case wait(seconds: Int64)
+    }
+
+    /// What `Authorization: Bearer` says. Behind a password, a wrong token counts as a wrong
+    /// guess from the client's address (see `Guesses`) and is logged as a warning.
+    func checkAPIToken(_ request: Request) -> TokenCheck {
+        guard let apiToken, let field = request.headers["Authorization"] else { return .absent }
+        let words = field.split(separator: " ", maxSplits: 1)
+        guard words.count == 2, words[0].lowercased() == "bearer" else { return .absent }
+        let time = now()
+        if let signIn, case .wait(let seconds, let first) = guesses.check(request.peer, now: time) {
+            if first { signIn.warn("API: \(request.peer) must wait \(seconds) s after wrong tokens; not checked") }
+            return .wait(seconds: seconds)
+        }
+        guard Secret.equal(Array(words[1].utf8), Array(apiToken.utf8)) else {
+            if let signIn {
+                let count = guesses.failed(request.peer, now: time)
+                signIn.warn("API: wrong token from \(request.peer) (\(count) in a row)")
+            }
+            return .wrong
+        }
+        guesses.succeeded(request.peer)
+        return .valid
+    }
+
+
 
     private func methodNotAllowed(allow: String) -> HTTPError {
         HTTPError(.methodNotAllowed, "This address does not accept that method.", headers: ["Allow": allow])

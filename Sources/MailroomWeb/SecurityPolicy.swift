@@ -60,7 +60,7 @@ public struct SecurityPolicy: Sendable {
                 // A body that is not a readable form is a bad request, not a forgery.
                 return error
             }
-            guard let sent, SignIn.constantTimeEqual(Array(sent.utf8), Array(formToken.utf8)) else {
+            guard let sent, Secret.equal(Array(sent.utf8), Array(formToken.utf8)) else {
                 return HTTPError(.forbidden, "This form is out of date or did not come from Mailroom "
                     + "(perhaps Mailroom was restarted), so nothing was changed. Reload the page and try again.")
             }

@@ -11,20 +11,17 @@ public final class SignIn: Sendable {
     public let sessionSeconds: Int64
     private let password: [UInt8]
     private let sessions = Mutex<[String: Int64]>([:])
-    private let failures = Mutex<[String: Lockout]>([:])
+    /// Wrong passwords per address, shared with the other doors that take a secret.
+    public let guesses: Guesses
     private let log: @Sendable (String) -> Void
     /// Where refusals (a wrong password) are told: the log's warnings.
-    private let warn: @Sendable (String) -> Void
-
-    struct Lockout {
-        var count: Int
-        var until: Int64
-    }
+    let warn: @Sendable (String) -> Void
 
     public init(
         password: String, sessionSeconds: Int64 = 7 * 86_400, log: @escaping @Sendable (String) -> Void,
-        warn: (@Sendable (String) -> Void)? = nil
+        warn: (@Sendable (String) -> Void)? = nil, guesses: Guesses = Guesses()
     ) {
+        self.guesses = guesses
         self.password = Array(password.utf8)
         self.sessionSeconds = sessionSeconds
         self.log = log
@@ -53,21 +50,16 @@ public final class SignIn: Sendable {
 
     /// Checks `typed`; each wrong password doubles how long this client must wait (up to a minute).
     func attempt(_ typed: String, from peer: String, now: Int64) -> Attempt {
-        if let lockout = failures.withLock({ $0[peer] }), lockout.until > now {
-            return .locked(seconds: lockout.until - now)
+        if case .wait(let seconds, let first) = guesses.check(peer, now: now) {
+            if first { warn("sign-in: \(peer) must wait \(seconds) s after wrong passwords; not checked") }
+            return .locked(seconds: seconds)
         }
-        guard Self.constantTimeEqual(Array(typed.utf8), password) else {
-            let lockout = failures.withLock { failures in
-                var entry = failures[peer] ?? Lockout(count: 0, until: 0)
-                entry.count += 1
-                entry.until = now + min(Int64(1) << min(entry.count - 1, 6), 60)
-                failures[peer] = entry
-                return entry
-            }
-            warn("sign-in: wrong password from \(peer) (\(lockout.count) in a row)")
+        guard Secret.equal(Array(typed.utf8), password) else {
+            let count = guesses.failed(peer, now: now)
+            warn("sign-in: wrong password from \(peer) (\(count) in a row)")
             return .refused
         }
-        failures.withLock { $0[peer] = nil }
+        guesses.succeeded(peer)
         let id = SecurityPolicy.randomToken()
         sessions.withLock { sessions in
             sessions = sessions.filter { $0.value > now }
@@ -97,16 +89,5 @@ public final class SignIn: Sendable {
             }
         }
         return nil
-    }
-
-    /// Compares without stopping at the first difference, so timing does not reveal a prefix.
-    static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-        var difference = UInt8(truncatingIfNeeded: lhs.count ^ rhs.count)
-        for index in 0..<max(lhs.count, rhs.count) {
-            let left = index < lhs.count ? lhs[index] : 0
-            let right = index < rhs.count ? rhs[index] : 0
-            difference |= left ^ right
-        }
-        return difference == 0
     }
 }

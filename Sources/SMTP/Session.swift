@@ -16,13 +16,35 @@ public struct SessionOptions: Sendable {
     /// Whether STARTTLS can be offered (a certificate is configured).
     public var canStartTLS: Bool
     public var authentication: Authentication
+    /// Wrong logins counted per client address across sessions; none: only the per-session cap.
+    public var throttle: LoginThrottle?
 
     public init(hostname: String, limits: SMTPLimits = SMTPLimits(), canStartTLS: Bool = false,
-                authentication: Authentication = .off) {
+                authentication: Authentication = .off, throttle: LoginThrottle? = nil) {
         self.hostname = hostname
         self.limits = limits
         self.canStartTLS = canStartTLS
         self.authentication = authentication
+        self.throttle = throttle
+    }
+}
+
+/// Where wrong logins are counted per client address, so that guessing is slow over every
+/// session (and every door) that address opens.
+public struct LoginThrottle: Sendable {
+    /// Seconds the address must still wait before a login of its may be checked; nil: none.
+    public var wait: @Sendable (_ peer: String) -> Int64?
+    /// A wrong login from the address, for `user`.
+    public var failed: @Sendable (_ peer: String, _ user: String) -> Void
+    public var succeeded: @Sendable (_ peer: String) -> Void
+
+    public init(
+        wait: @escaping @Sendable (String) -> Int64?, failed: @escaping @Sendable (String, String) -> Void,
+        succeeded: @escaping @Sendable (String) -> Void
+    ) {
+        self.wait = wait
+        self.failed = failed
+        self.succeeded = succeeded
     }
 }
 
@@ -93,9 +115,16 @@ public struct Session {
     public private(set) var isTLS = false
     /// Set while an over-long command line is being skipped to its end.
     private var skippingLongLine = false
+    /// The client's numeric address, for the login throttle.
+    public var peer: String
+    /// Logins refused in this session; at `maxFailedLogins` the session is closed.
+    private var failedLogins = 0
+    /// Postfix closes after a few errors too; three wrong logins is no typo.
+    public static let maxFailedLogins = 3
 
-    public init(options: SessionOptions) {
+    public init(options: SessionOptions, peer: String = "") {
         self.options = options
+        self.peer = peer
     }
 
     /// The first thing the server says (RFC 5321 4.3.1).
@@ -367,11 +396,31 @@ public struct Session {
         switch options.authentication {
         case .off: accepted = false
         case .acceptAny: accepted = true
-        case .passwords(let check, _): accepted = check(name, password)
+        case .passwords(let check, _):
+            // An address still waiting after wrong logins is not checked at all: that is what
+            // makes guessing slow, however many sessions it opens or commands it pipelines.
+            if let seconds = options.throttle?.wait(peer) {
+                return refuseLogin(Reply(454, "4.7.0", "Too many failed logins from your address; try again in \(seconds) s."))
+            }
+            accepted = check(name, password)
         }
-        guard accepted else { return .reply(Reply(535, "5.7.8", "The user name or password is wrong.")) }
+        guard accepted else {
+            options.throttle?.failed(peer, name)
+            return refuseLogin(Reply(535, "5.7.8", "The user name or password is wrong."))
+        }
+        options.throttle?.succeeded(peer)
         user = name
         return .reply(Reply(235, "2.7.0", "Logged in."))
+    }
+
+    /// `reply`, or 421 and the end of the session at the third refused login.
+    private mutating func refuseLogin(_ reply: Reply) -> Step {
+        failedLogins += 1
+        guard failedLogins < Self.maxFailedLogins else {
+            phase = .closed
+            return .close(Reply(421, "4.7.0", "Too many failed logins; closing."))
+        }
+        return .reply(reply)
     }
 
     private var notBase64: Reply { Reply(501, "5.5.2", "That is not base64.") }

@@ -12,7 +12,7 @@ enum MailSetup {
         if let file = options.smtpPasswordFile {
             let logins = try MailPasswords.read(file: file)
             authentication = .passwords(check: { user, password in
-                MailPasswords.matches(password, logins[user] ?? "\u{0}" + password)
+                Secret.equal(password, logins[user] ?? "\u{0}" + password)
             }, overPlainText: options.smtpAuthAllowInsecure)
         } else {
             authentication = options.smtpAuthAcceptAny ? .acceptAny : .off
@@ -20,8 +20,21 @@ enum MailSetup {
         let tls = options.smtpCertificate.flatMap { certificate in
             options.smtpKey.map { TLSFiles(certificate: certificate, key: $0) }
         }
+        let guesses = app.guesses
+        let throttle = LoginThrottle(
+            wait: { peer in
+                guard case .wait(let seconds, let first) = guesses.check(peer, now: Int64(time(nil))) else { return nil }
+                if first { Console.error("warning: SMTP AUTH: \(peer) must wait \(seconds) s after wrong logins; not checked") }
+                return seconds
+            },
+            failed: { peer, user in
+                let count = guesses.failed(peer, now: Int64(time(nil)))
+                Console.error("warning: SMTP AUTH: wrong password for \"\(user)\" from \(peer) (\(count) in a row)")
+            },
+            succeeded: { peer in guesses.succeeded(peer) })
         let session = SessionOptions(
-            hostname: hostname(), limits: options.smtpLimits, canStartTLS: tls != nil, authentication: authentication)
+            hostname: hostname(), limits: options.smtpLimits, canStartTLS: tls != nil, authentication: authentication,
+            throttle: throttle)
         var configuration = MailConfiguration(
             host: options.smtpHost ?? options.server.host, port: options.smtpPort, session: session,
             maxConnections: options.smtpMaxConnections, idleSeconds: options.smtpIdleSeconds,

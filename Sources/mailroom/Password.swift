@@ -73,14 +73,4 @@ enum MailPasswords {
         guard !logins.isEmpty else { throw Password.Problem(description: "the SMTP password file \(file) has no logins") }
         return logins
     }
-
-    /// Compares every byte whatever the first difference, so timing tells nothing.
-    static func matches(_ given: String, _ expected: String) -> Bool {
-        let a = Array(given.utf8), b = Array(expected.utf8)
-        var difference = a.count ^ b.count
-        for index in 0..<max(a.count, b.count) {
-            difference |= Int((index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0))
-        }
-        return difference == 0
-    }
 }

@@ -9,8 +9,8 @@ struct Conversation {
     var startedTLS = false
     var closed = false
 
-    init(_ options: SessionOptions = SessionOptions(hostname: "mx.test")) {
-        session = Session(options: options)
+    init(_ options: SessionOptions = SessionOptions(hostname: "mx.test"), peer: String = "") {
+        session = Session(options: options, peer: peer)
     }
 
     /// Sends `text` in one piece and returns the replies it drew.

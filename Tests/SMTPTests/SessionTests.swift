@@ -1,3 +1,4 @@
+import Synchronization
 @testable import SMTP
 import Testing
 
@@ -250,6 +251,48 @@ import Testing
         #expect(talk.send("AUTH PLAIN !!!!\r\n").codes == [501])
         #expect(talk.send("AUTH CRAM-MD5\r\n").codes == [504])
         #expect(talk.send("NOOP\r\n").codes == [250])
+    }
+
+    /// Three wrong logins in one session end it with 421, however they arrive (here pipelined
+    /// in one piece); nothing after them is read.
+    @Test func aThirdWrongLoginClosesTheSession() {
+        var talk = Conversation(SessionOptions(hostname: "mx.test", canStartTLS: true, authentication: Self.passwords))
+        talk.send("STARTTLS\r\n")
+        talk.send("EHLO a\r\n")
+        let wrong = "AUTH PLAIN AHNjYW5uZXIAd3Jvbmc=\r\n"
+        let replies = talk.send(String(repeating: wrong, count: 300) + "AUTH PLAIN AHNjYW5uZXIAczNjcmV0\r\n")
+        #expect(replies.codes == [535, 535, 421])
+        #expect(talk.closed)
+    }
+
+    /// An address that must still wait after wrong logins is told 454 and its login is not
+    /// even checked; a right login clears its count.
+    @Test func anAddressThatMustWaitIsNotChecked() {
+        let waits = Mutex<[String: Int64]>([:])
+        let checked = Mutex(0)
+        let throttle = LoginThrottle(
+            wait: { peer in waits.withLock { $0[peer] } },
+            failed: { peer, _ in waits.withLock { $0[peer] = 2 } },
+            succeeded: { peer in _ = waits.withLock { $0.removeValue(forKey: peer) } })
+        let options = SessionOptions(hostname: "mx.test", authentication: .passwords(
+            check: { user, password in
+                checked.withLock { $0 += 1 }
+                return user == "scanner" && password == "s3cret"
+            }, overPlainText: true), throttle: throttle)
+        var first = Conversation(options, peer: "192.0.2.7")
+        first.send("EHLO a\r\n")
+        #expect(first.send("AUTH PLAIN AHNjYW5uZXIAd3Jvbmc=\r\n").codes == [535])
+        // The right password, but the address must wait: not checked.
+        var second = Conversation(options, peer: "192.0.2.7")
+        second.send("EHLO a\r\n")
+        let waiting = second.send("AUTH PLAIN AHNjYW5uZXIAczNjcmV0\r\n")
+        #expect(waiting.codes == [454] && waiting.first?.description.contains("try again in 2 s") == true)
+        #expect(checked.withLock { $0 } == 1)
+        // Another address is checked as usual, and its right login leaves the first one waiting.
+        var other = Conversation(options, peer: "192.0.2.8")
+        other.send("EHLO a\r\n")
+        #expect(other.send("AUTH PLAIN AHNjYW5uZXIAczNjcmV0\r\n").codes == [235])
+        #expect(waits.withLock { $0["192.0.2.7"] } == 2)
     }
 
     @Test func acceptAnyLetsEveryLoginInAndRequiresNone() {
