@@ -1,4 +1,5 @@
 import Glibc
+import MailroomStore
 import Testing
 
 /// What Mailroom writes out (response heads, log lines, imported mail) carries nothing a
@@ -44,5 +45,62 @@ import Testing
         #expect(!head.contains("injected"))
         let locations = lines.filter { $0.lowercased().hasPrefix("location:") }
         #expect(locations == ["Location: /mailboxes/inbox"], "\(head)")
+    }
+
+    /// A Maildir holding one real message, a link in `new` to a file outside it, and a link in
+    /// `cur` to a folder; the path of the file outside.
+    private func maildirWithLinks(in folder: Folder) throws -> (maildir: String, outside: String, links: [String]) {
+        let maildir = folder.path + "/Maildir"
+        for sub in ["", "/cur", "/new", "/tmp"] { mkdir(maildir + sub, 0o755) }
+        try folder.write("Maildir/new/1700000001.M1P1.host", "Subject: Real one\n\nA message.\n")
+        let outside = try folder.write("outside", "Subject: Not yours\n\nroot:x:0:0:Secret-4712:/root:/bin/bash\n")
+        let links = [maildir + "/new/1700000002.M2P1.host", maildir + "/cur/1700000003.M3P1.host:2,S"]
+        guard symlink(outside, links[0]) == 0, symlink("/etc", links[1]) == 0 else { throw TestFailure("symlink failed") }
+        return (maildir, outside, links)
+    }
+
+    private func mailroom(_ arguments: [String]) throws -> ChildProcess {
+        let program = try ChildProcess(executable: try MailroomExecutable.path(), arguments: arguments)
+        _ = try program.waitForExit(within: 60)
+        return program
+    }
+
+    @Test func aMaildirImportPassesOverLinksAndSaysSo() throws {
+        let folder = Folder()
+        let database = ScratchDatabase("import-links")
+        let (maildir, _, links) = try maildirWithLinks(in: folder)
+        let run = try mailroom(["import", "--db", database.path, "--mailbox", "Archive", maildir])
+        #expect(run.outputText.contains("1 messages read: 1 added to Archive, 0 there already, 2 files skipped as not messages"),
+                "\(run.outputText) \(run.errorText)")
+        for link in links { #expect(run.errorText.contains("import: skipped \(link): a symbolic link"), "\(run.errorText)") }
+
+        let store = try Store(path: database.path)
+        defer { store.close() }
+        let messages = try store.library()[.archive]?.messages ?? []
+        #expect(messages.map(\.subject) == ["Real one"])
+        #expect(!messages.contains { $0.body.contains("Secret-4712") })
+    }
+
+    @Test func anImportThroughARunningMailroomPassesOverLinksToo() throws {
+        let folder = Folder()
+        let database = ScratchDatabase("import-links-online")
+        let (maildir, _, links) = try maildirWithLinks(in: folder)
+        let token = try folder.write("token", "import-token-123\n")
+        let password = try folder.write("password", "door-key\n")
+        let server = try RunningMailroom(database: database.path, extra: ["--password-file", password, "--api-token-file", token])
+        let run = try mailroom(["import", "--url", "http://127.0.0.1:\(server.port)", "--token-file", token, "--mailbox", "Archive", maildir])
+        #expect(run.outputText.contains("1 messages read: 1 added to Archive, 0 there already, 2 files skipped as not messages"),
+                "\(run.outputText) \(run.errorText)")
+        for link in links { #expect(run.errorText.contains("import: skipped \(link): a symbolic link"), "\(run.errorText)") }
+        let list = try HTTPClient(port: server.port).send(
+            "GET", "/api/v1/messages?mailbox=archive", headers: [("Authorization", "Bearer import-token-123")])
+        #expect(list.text.contains("\"subject\":\"Real one\""), "\(list.text)")
+        #expect(!list.text.contains("Not yours") && !list.text.contains("Secret-4712"))
+        #expect(try server.stop() == 0)
+
+        let store = try Store(path: database.path)
+        defer { store.close() }
+        let messages = try store.library()[.archive]?.messages ?? []
+        #expect(messages.map(\.subject) == ["Real one"])
     }
 }
