@@ -1,4 +1,5 @@
 import Glibc
+import HTTPServer
 import MailroomStore
 import Testing
 
@@ -102,5 +103,55 @@ import Testing
         defer { store.close() }
         let messages = try store.library()[.archive]?.messages ?? []
         #expect(messages.map(\.subject) == ["Real one"])
+    }
+
+    /// An SMTP session whose envelope holds ESC, BEL and a bare CR (which a command line may
+    /// carry: only LF ends it) leaves a log in which LF, ending each line, is the only control.
+    @Test(arguments: ["text", "json"])
+    func theLogCarriesNoControlCharacterAClientSent(format: String) throws {
+        let database = ScratchDatabase("log-controls")
+        let smtpPort = try FreePort.pick()
+        let program = try ChildProcess(executable: try MailroomExecutable.path(), arguments: [
+            "--port", "0", "--smtp-port", String(smtpPort), "--no-samples", "--db", database.path,
+            "--public", PackageLocation.publicFolder, "--log-format", format,
+        ])
+        let banner = try program.waitForOutputLine(within: 10) { $0.contains("Mailroom listening on http://127.0.0.1:") }
+        let port = try #require(RunningMailroom.port(in: banner))
+        #expect(try HTTPClient(port: port).send("GET", "/mailboxes/inbox?q=%1b%5b31m%07%0d").status == 200)
+
+        let smtp = try SMTPClient.session(port: smtpPort, ehlo: "evil\u{1b}[31m\u{7}\rhost")
+        #expect(try smtp.command("MAIL FROM:<forged\u{1b}[2K\r\u{7}\u{7f}\u{9b}31m@example.test>").code == 250)
+        #expect(try smtp.command("RCPT TO:<ann\u{1b}]0;title\u{7}\r@example.test>").code == 250)
+        #expect(try smtp.command("DATA").code == 354)
+        try smtp.send("Subject: Colours\r\n\r\n\u{1b}[31mred\u{1b}[0m\r\n.\r\n")
+        #expect(try smtp.readReply().code == 250)
+        #expect(try smtp.command("QUIT").code == 221)
+        let sessionEnd = format == "json" ? "\"event\":\"smtp-session\"" : "SMTP session"
+        _ = try program.waitForOutputLine(within: 10) { $0.contains(sessionEnd) }
+        program.send(SIGTERM)
+        #expect(try program.waitForExit(within: 10) == 0)
+
+        let bytes = program.standardOutput + program.standardError
+        let controls = bytes.enumerated().filter { ($0.element < 0x20 && $0.element != 0x0A) || $0.element == 0x7F }
+        #expect(controls.isEmpty, "control bytes \(controls.map(\.element)) in \(program.outputText)")
+        #expect(!program.outputText.unicodeScalars.contains { (0x80...0x9F).contains($0.value) })
+        // The sender was logged, visibly.
+        let escapedSender = format == "json" ? #"forged\u001b[2K\r\u0007\u007f\u009b31m"# : #"forged\x1b[2K\r\x07\x7f\u{9b}31m"#
+        #expect(program.outputText.contains(escapedSender), "\(program.outputText)")
+    }
+
+    @Test(arguments: [
+        ("plain line", "plain line"),
+        ("a\u{1b}[31mb", #"a\x1b[31mb"#),
+        ("cr\rlf\ntab\tbell\u{7}nul\u{0}del\u{7f}", #"cr\rlf\ntab\tbell\x07nul\x00del\x7f"#),
+        ("c1\u{85}\u{9b}", #"c1\u{85}\u{9b}"#),
+        ("caf\u{e9} \u{a9} \u{1f4e8}", "caf\u{e9} \u{a9} \u{1f4e8}"),
+    ])
+    func aLogLineShowsEveryControlAsAnEscape(line: String, expected: String) {
+        #expect(LogLine.visible(line) == expected)
+    }
+
+    @Test func consoleTextMayKeepItsOwnLineBreaks() {
+        #expect(LogLine.visible("one\ntwo\r\u{1b}", keepingLineBreaks: true) == #"one"# + "\n" + #"two\r\x1b"#)
     }
 }
