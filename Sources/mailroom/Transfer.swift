@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import HTTP
+import HTTPServer
 import MailroomCore
 import MailroomMail
 import MailroomStore
@@ -264,7 +265,8 @@ final class Progress: @unchecked Sendable {
             return lastShown > started
         }
         if isTerminal && shown { FileHandleLike.writeError("\r\u{1B}[K") }
-        Console.error("import: skipped \(file.path): \(file.reason)")
+        // The console keeps LF for messages of its own; a file's name may hold one too.
+        Console.error("import: skipped \(LogLine.visible(file.path)): \(file.reason)")
     }
 
     func read(_ count: Int) {
