@@ -1,9 +1,17 @@
 /// Header fields in arrival order; names compare without regard to case.
+///
+/// A field whose name is not a token, or whose value holds a CR, LF or NUL, is never stored:
+/// written out, it would end its line early and start a field (or a body) of the sender's choosing.
+/// `refusedAField` remembers that one was turned away, so a response can refuse to go out at all.
 public struct Headers: Sendable, Sequence {
-    public private(set) var fields: [(name: String, value: String)]
+    public private(set) var fields: [(name: String, value: String)] = []
+    /// Whether a field was turned away for a name or value that cannot be written safely; it
+    /// stays set whatever is added or replaced later.
+    public private(set) var refusedAField = false
 
     public init(_ fields: [(name: String, value: String)] = []) {
-        self.fields = fields
+        self.fields.reserveCapacity(fields.count)
+        for field in fields { add(field.name, field.value) }
     }
 
     /// The first value for `name`, if any.
@@ -25,17 +33,37 @@ public struct Headers: Sendable, Sequence {
         return true
     }
 
+    /// Appends a field, unless it cannot be written safely (see the type's summary).
     public mutating func add(_ name: String, _ value: String) {
+        guard Self.isWritable(name: name, value: value) else {
+            refusedAField = true
+            return
+        }
         fields.append((name, value))
     }
 
-    /// Replaces every value of `name` with `value`.
+    /// Replaces every value of `name` with `value`; a value that cannot be written safely
+    /// removes the old ones all the same, so a stale value never stands in for the refused one.
     public mutating func set(_ name: String, _ value: String) {
         fields.removeAll { Self.sameName($0.name, name) }
-        fields.append((name, value))
+        add(name, value)
     }
+
+    /// Marks these fields as having lost one, for a response that stands in for a refused one.
+    mutating func markRefused() { refusedAField = true }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         fields.makeIterator()
+    }
+
+    /// Whether `name: value` can go on the wire as one field line: the name a token (RFC 9110
+    /// 5.1), the value free of the three bytes that end a line or a C string.
+    public static func isWritable(name: String, value: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy(RequestParser.isTokenCharacter) && !containsLineBreakOrNUL(value)
+    }
+
+    /// Whether `text` holds a CR, LF or NUL.
+    static func containsLineBreakOrNUL(_ text: String) -> Bool {
+        text.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
     }
 }

@@ -82,7 +82,9 @@ public enum JSON: Equatable, Sendable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case "<": out += "\\u003c"
-            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
+            // DEL and the C1 controls need no escape in JSON, but a log read on a terminal does.
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+                || scalar.value == 0x2028 || scalar.value == 0x2029:
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)

@@ -1,10 +1,15 @@
 /// One HTTP response: a status, header fields and the body bytes.
 ///
 /// Content-Length is written by the server from `body`; Content-Type must always be set.
+///
+/// A response that was given a header field it cannot write safely (see `Headers`), or a reason
+/// phrase that breaks a line, becomes `Response.refusal` (a 500) and stays it whatever is done to
+/// it later. Dropping only the bad field would send the rest, and the field lost could be the one
+/// that kept the rest safe: a `Content-Disposition: attachment`, a CSP, the `Location` of a 303.
 public struct Response: Sendable {
-    public var status: Status { didSet { preparedHead = nil } }
-    public var headers: Headers { didSet { preparedHead = nil } }
-    public var body: [UInt8] { didSet { preparedHead = nil } }
+    public var status: Status { didSet { settle() } }
+    public var headers: Headers { didSet { settle() } }
+    public var body: [UInt8] { didSet { settle() } }
     /// The status line and fields as bytes, made once by `prepared()` for an answer that is sent
     /// many times as it is (a static file, a cached page); any change to the response drops it.
     private(set) var preparedHead: [UInt8]?
@@ -13,6 +18,39 @@ public struct Response: Sendable {
         self.status = status
         self.headers = headers
         self.body = body
+        settle()
+    }
+
+    /// What goes out instead of a response that held a field it could not write: nothing of
+    /// that response, only a plain 500 whose fields are all constants.
+    public static let refusal: Response = {
+        var headers = Headers([
+            ("Content-Type", "text/plain; charset=utf-8"), ("X-Content-Type-Options", "nosniff"),
+            ("Cache-Control", "no-store"),
+        ])
+        // Carried along so that anything later added to the refusal turns it back into itself.
+        headers.markRefused()
+        return Response(
+            unchecked: .internalServerError, headers: headers,
+            body: Array("Mailroom could not answer: the answer held a header it may not send.\n".utf8))
+    }()
+
+    /// Whether this is `Response.refusal`, standing in for a response with an unsafe field.
+    public var isRefusal: Bool { headers.refusedAField }
+
+    private init(unchecked status: Status, headers: Headers, body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// Drops the prepared head after a change, and turns a response with an unsafe field into
+    /// the refusal. Assigning the whole value runs no observers, so this cannot recurse.
+    private mutating func settle() {
+        preparedHead = nil
+        if headers.refusedAField || Headers.containsLineBreakOrNUL(status.reason) {
+            self = Self.refusal
+        }
     }
 
     /// An HTML page in UTF-8.

@@ -53,15 +53,44 @@ struct AccessLog: Sendable {
         }
     }
 
-    /// One write(2) per line keeps lines whole when several loops log at once.
+    /// One write(2) per line keeps lines whole when several loops log at once. A text line is
+    /// made visible here, where every line passes, so no field a client sent can end it early
+    /// or steer the terminal; a JSON line's encoder has escaped its strings already.
     private func emit(_ line: String) {
+        let line = format == .json ? line : LogLine.visible(line)
         var bytes = Array((line + "\n").utf8)
         bytes.withUnsafeMutableBytes { _ = write(STDOUT_FILENO, $0.baseAddress, $0.count) }
     }
 }
 
-/// A log line as one JSON object, keys in the order given.
+/// A log line as one JSON object, keys in the order given, or as text with its controls made visible.
 public enum LogLine {
+    /// `text` with every control character (C0, DEL and C1) written as an escape that shows:
+    /// `\r`, `\n`, `\t`, `\x1b`, `\u{9b}`. A client's bytes in a log line could otherwise start a
+    /// forged line (LF), overwrite the start of this one on a terminal (CR), or send terminal
+    /// commands (ESC, and CSI as U+009B). With `keepingLineBreaks`, LF stays: for messages of our
+    /// own that span lines, such as the help text.
+    public static func visible(_ text: String, keepingLineBreaks: Bool = false) -> String {
+        // The common line has none: leave it as it is. 0xC2 leads the UTF-8 form of every C1 control.
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x0A where keepingLineBreaks: out.append(scalar)
+            case 0x0A: out.append(contentsOf: #"\n"#.unicodeScalars)
+            case 0x0D: out.append(contentsOf: #"\r"#.unicodeScalars)
+            case 0x09: out.append(contentsOf: #"\t"#.unicodeScalars)
+            case 0x00..<0x20, 0x7F:
+                let hex = String(scalar.value, radix: 16)
+                out.append(contentsOf: (#"\x"# + (hex.count == 1 ? "0" : "") + hex).unicodeScalars)
+            case 0x80...0x9F:
+                out.append(contentsOf: #"\u{\#(String(scalar.value, radix: 16))}"#.unicodeScalars)
+            default: out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
     public static func json(_ fields: [(String, any Sendable)]) -> String {
         JSON.object(fields.map { (key, value) -> (String, JSON) in
             switch value {

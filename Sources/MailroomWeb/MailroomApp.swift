@@ -251,6 +251,7 @@ public final class MailroomApp: Sendable {
         } catch {
             response = ErrorPages.response(for: error)
         }
+        Paths.keepLocal(&response)
         SecurityHeaders.apply(to: &response)
         return response
     }

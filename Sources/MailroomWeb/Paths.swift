@@ -16,12 +16,6 @@ enum Paths {
         return "/signin?" + FormData([("next", next)]).urlEncoded
     }
 
-    /// `next` when it is a path on this site, else the Inbox: never a redirect to elsewhere.
-    static func local(_ next: String?) -> String {
-        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\") else { return inbox }
-        return next
-    }
-
     static func message(_ id: MessageID) -> String { "/messages/\(id)" }
 
     /// A mailed message's HTML part, as the document its sandboxed frame loads.

@@ -7,14 +7,17 @@ enum Console {
     /// Set once, at start, before any thread is made.
     nonisolated(unsafe) static var format = LogFormat.text
 
+    /// In text, every control but LF is made visible (`LogLine.visible`): lines carry what
+    /// clients and files named (a sender, a file name), and our own messages may span lines.
     static func out(_ line: String) {
-        write(format == .json ? json("info", line) : line + "\n", to: STDOUT_FILENO)
+        write(format == .json ? json("info", line) : LogLine.visible(line, keepingLineBreaks: true) + "\n", to: STDOUT_FILENO)
     }
 
     /// A refusal or a failure; `warning:` lines are warnings.
     static func error(_ line: String) {
         let level = line.hasPrefix("warning:") ? "warning" : "error"
-        write(format == .json ? json(level, line) : "mailroom: " + line + "\n", to: STDERR_FILENO)
+        write(format == .json ? json(level, line) : "mailroom: " + LogLine.visible(line, keepingLineBreaks: true) + "\n",
+              to: STDERR_FILENO)
     }
 
     private static func json(_ level: String, _ line: String) -> String {

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import HTTP
+import HTTPServer
 import MailroomCore
 import MailroomMail
 import MailroomStore
@@ -70,6 +71,7 @@ enum Transfer {
             return 1
         }
         let progress = Progress(total: sources.reduce(0) { $0 + $1.size })
+        for file in sources.flatMap(\.skipped) { progress.skipped(file) }
         Memory.limitArenas()
         Memory.mapLargeBlocks()
         do {
@@ -82,8 +84,11 @@ enum Transfer {
                 outcome = try OfflineImport(path: arguments.database, mailbox: mailbox).run(sources, progress)
             }
             progress.finish()
+            let passedOver = progress.skippedFiles
             Console.out("import: \(outcome.added + outcome.skipped) messages read: \(outcome.added) added to "
-                + "\(outcome.name), \(outcome.skipped) there already (\(progress.summary))")
+                + "\(outcome.name), \(outcome.skipped) there already"
+                + (passedOver > 0 ? ", \(passedOver) file\(passedOver == 1 ? "" : "s") skipped as not messages" : "")
+                + " (\(progress.summary))")
             return 0
         } catch let failure as TransferFailure {
             progress.finish()
@@ -176,14 +181,17 @@ struct Source {
     let kind: Kind
     /// Bytes to read, for progress.
     let size: Int
+    /// A Maildir's files that are not messages (symbolic links, folders, pipes): never read.
+    var skipped: [Maildir.Skipped] = []
 
     init(_ path: String) throws(TransferFailure) {
         self.path = path
         if Maildir.isFolder(path) {
-            guard Maildir.isMaildir(path), let entries = Maildir.entries(at: path) else {
+            guard Maildir.isMaildir(path), let (entries, skipped) = Maildir.listing(at: path) else {
                 throw TransferFailure("\(path) is a folder but not a Maildir (it needs cur and new)")
             }
             kind = .maildir(entries)
+            self.skipped = skipped
             size = entries.reduce(0) { total, entry in
                 var info = stat()
                 return total + (stat(entry.path, &info) == 0 ? Int(info.st_size) : 0)
@@ -220,27 +228,15 @@ struct Source {
             try scanner.finish { try each($0.raw, $0.sender, nil, nil) }
         case .maildir(let entries):
             for entry in entries {
-                guard let raw = Self.contents(of: entry.path) else {
-                    throw TransferFailure("cannot read \(entry.path): \(String(cString: strerror(errno)))")
+                switch Maildir.contents(of: entry.path) {
+                case .success(let raw):
+                    try each(raw, nil, entry.isUnread, entry.isFlagged)
+                    progress.read(raw.count)
+                case .failure(let skipped):
+                    // Swapped for a link (or gone) since it was listed: passed over like one found then.
+                    progress.skipped(skipped)
                 }
-                try each(raw, nil, entry.isUnread, entry.isFlagged)
-                progress.read(raw.count)
             }
-        }
-    }
-
-    static func contents(of path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { return nil }
-            if count == 0 { return bytes }
-            bytes += chunk[0..<count]
         }
     }
 }
@@ -256,7 +252,22 @@ final class Progress: @unchecked Sendable {
     private let isTerminal = isatty(2) == 1
     private let lock = NSLockLike()
 
+    private var skippedCount = 0
+    /// Files passed over, each already reported on its own line.
+    var skippedFiles: Int { lock.locked { skippedCount } }
+
     init(total: Int) { self.total = total }
+
+    /// Reports a file that is not imported, on a line of its own, and counts it for the summary.
+    func skipped(_ file: Maildir.Skipped) {
+        let shown = lock.locked {
+            skippedCount += 1
+            return lastShown > started
+        }
+        if isTerminal && shown { FileHandleLike.writeError("\r\u{1B}[K") }
+        // The console keeps LF for messages of its own; a file's name may hold one too.
+        Console.error("import: skipped \(LogLine.visible(file.path)): \(file.reason)")
+    }
 
     func read(_ count: Int) {
         lock.locked { bytes += count }
