@@ -40,7 +40,7 @@ enum MailSetup {
             maxConnections: options.smtpMaxConnections, idleSeconds: options.smtpIdleSeconds,
             sessionSeconds: options.smtpSessionSeconds, tls: tls)
         configuration.maxConnectionsPerAddress = options.smtpMaxPerAddress
-            ?? min(50, max(options.smtpMaxConnections / 2, 1))
+            ?? min(50, options.smtpMaxConnections)
         let log = options.logRequests
         return MailService(configuration: configuration) { message, peer, done in
             let (sender, count, size) = (message.envelope.sender, message.envelope.recipients.count, message.text.count)

@@ -86,8 +86,8 @@ struct Options {
           --smtp-max-line BYTES      longest line of message text (default 65536; RFC 5321 says 1000)
           --smtp-max-command BYTES   longest command line (default 512)
           --smtp-max-connections N   SMTP sessions at once (default 200; more get 421)
-          --smtp-max-per-ip N        SMTP sessions at once from one address (default 50, as Postfix,
-                                     or half of --smtp-max-connections if less; 0: no cap; more get 421)
+          --smtp-max-per-ip N        SMTP sessions at once from one address (default 50, as Postfix;
+                                     0: no cap; more get 421)
           --smtp-idle-timeout SECONDS    a silent session is closed after this (default 300)
           --smtp-session-timeout SECONDS a session lasts at most this long (default 1800)
           --smtp-tls-cert PATH  PEM certificate chain: offers STARTTLS (with --smtp-tls-key)
