@@ -156,3 +156,12 @@ import Testing
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+extension MailroomMail.Attachment {
+    /// The attachment as a list shows it: without where it lies in its raw mail.
+    var listed: Self {
+        var copy = self
+        copy.place = nil
+        return copy
+    }
+}
