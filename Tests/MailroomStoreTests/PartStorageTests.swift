@@ -81,6 +81,33 @@ import Testing
         }
     }
 
+    /// `schema-9.sqlite` is `schema-8.sqlite` upgraded by the schema-9 build (the commit that
+    /// added this test), which then took "Schema nine scan" (message 17, raw mail 7) over SMTP:
+    /// `nine.pdf` in base64 and `prices.csv` in quoted-printable, each kept with its place. The
+    /// schema-8 scan (raw mail 1) has none: nothing downloaded it.
+    @Test func aSchemaNineFileOpensAsItIsWithItsAttachmentsPlaces() throws {
+        try withCopy(of: "schema-9.sqlite") { path in
+            #expect(try Database(path: path).userVersion == 9)
+            let store = try Store(path: path)
+            defer { store.close() }
+            #expect(store.migratedFrom == nil)
+            let details = try #require(try store.read { reader throws(StoreError) in try reader.mailDetails(MessageID(17)) })
+            #expect(details.raw == 7)
+            #expect(details.attachments.map(\.name) == ["nine.pdf", "prices.csv"])
+            #expect(details.attachments.map(\.place) == [
+                StoredAttachment.Place(start: 561, length: 30, encoding: "base64"),
+                StoredAttachment.Place(start: 796, length: 26, encoding: "quoted-printable"),
+            ])
+            let pdf = try store.read { reader throws(StoreError) in try reader.rawMail(7, at: 561, count: 30) }
+            #expect(pdf == Array("JVBERi0xLjQgc2NoZW1hIG5pbmU=\r\n".utf8))
+            let csv = try store.read { reader throws(StoreError) in try reader.rawMail(7, at: 796, count: 26) }
+            #expect(csv == Array("Caf=C3=A9;cr=C3=A8me;=3D\r\n".utf8))
+            let older = try store.read { reader throws(StoreError) in try reader.integers("SELECT count(*) FROM attachments WHERE content_start IS NULL", []) }
+            #expect(older == [1])
+            #expect(try store.integrityCheck() == "ok")
+        }
+    }
+
     /// The schema-8 fixture's scanned PDF (raw mail 1, part 0) was stored before places were
     /// kept: after the upgrade it has none, until one is recorded.
     @Test func anAttachmentFromASchemaEightFileHasNoPlaceUntilOneIsRecorded() throws {
