@@ -37,6 +37,18 @@ static inline size_t mailroom_null_written(GMimeStream *stream) {
     return GMIME_STREAM_NULL(stream)->written;
 }
 
+// Whether `stream` reads `holder`'s bytes (a memory stream over them, or a bounded view of one):
+// its bounds are then offsets into them.
+static inline int mailroom_stream_is_view_of(GMimeStream *stream, GByteArray *holder) {
+    return GMIME_IS_STREAM_MEM(stream) && g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(stream)) == holder;
+}
+
+// Undoes `encoding` (base64, quoted-printable, uuencode) a piece at a time: what GMime applies
+// when it writes a part's content out. The filter is the caller's to unref.
+static inline GMimeFilter *mailroom_decoder(GMimeContentEncoding encoding) {
+    return g_mime_filter_basic_new(encoding, FALSE);
+}
+
 static inline GByteArray *mailroom_stream_bytes(GMimeStream *stream) {
     return g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(stream));
 }

@@ -10,6 +10,9 @@ public struct Response: Sendable {
     public var status: Status { didSet { settle() } }
     public var headers: Headers { didSet { settle() } }
     public var body: [UInt8] { didSet { settle() } }
+    /// A body made a piece at a time while it is written, instead of `body`: for answers too
+    /// large to hold (a big attachment, a raw message). Its length is the Content-Length.
+    public var stream: BodySource? { didSet { settle() } }
     /// The status line and fields as bytes, made once by `prepared()` for an answer that is sent
     /// many times as it is (a static file, a cached page); any change to the response drops it.
     private(set) var preparedHead: [UInt8]?
@@ -52,6 +55,15 @@ public struct Response: Sendable {
             self = Self.refusal
         }
     }
+
+    /// An answer whose body `stream` makes while it is written.
+    public init(status: Status = .ok, headers: Headers, stream: BodySource) {
+        self.init(status: status, headers: headers)
+        self.stream = stream
+    }
+
+    /// How many bytes the body has, made yet or not.
+    public var bodyLength: Int { stream?.length ?? body.count }
 
     /// An HTML page in UTF-8.
     public init(status: Status = .ok, html: [UInt8]) {

@@ -53,7 +53,7 @@ extension Response {
             bytes.append(contentsOf: "\r\n".utf8)
         }
         if hasBody {
-            bytes.append(contentsOf: "Content-Length: \(body.count)\r\n".utf8)
+            bytes.append(contentsOf: "Content-Length: \(bodyLength)\r\n".utf8)
         }
         return bytes
     }

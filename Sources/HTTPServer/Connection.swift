@@ -27,6 +27,12 @@ final class Connection {
     private(set) var lastEventID: Int64 = 0
     /// A stream whose client has not taken this much is dropped: it can reconnect and resume.
     private static let maxUnsentStreamBytes = 1 << 20
+    /// The body being made a piece at a time (`Response.stream`) and how much of it is still to
+    /// come; later requests wait until it is all queued.
+    private var outgoing: (source: BodySource, remaining: Int)?
+    /// How much of a streamed body is asked for at once, and about the most libevent holds of
+    /// it: a slow reader keeps a piece or two in memory, not the body.
+    static let streamPiece = 256 * 1_024
 
     init?(loop: EventLoop, socket: Int32, peer: String, serial: UInt64) {
         guard let bufferevent = bufferevent_socket_new(loop.base, socket, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
@@ -67,7 +73,7 @@ final class Connection {
             close()
             return false
         }
-        let writing = evbuffer_get_length(bufferevent_get_output(bufferevent)) > 0
+        let writing = evbuffer_get_length(bufferevent_get_output(bufferevent)) > 0 || outgoing != nil
         guard writing || isAwaitingReply || !input.isEmpty || hasUnreadBytes else {
             close()
             return false
@@ -84,6 +90,8 @@ final class Connection {
             event_free(requestDeadline)
         }
         requestDeadline = nil
+        // Lets go of a body not yet sent, and what its source holds (a download slot).
+        outgoing = nil
         if isStream { loop.log.metrics.eventClients.wrappingSubtract(1, ordering: .relaxed) }
         bufferevent_setcb(bufferevent, nil, nil, nil, nil)
         bufferevent_free(bufferevent)
@@ -125,6 +133,11 @@ final class Connection {
     }
 
     private func written() {
+        if outgoing != nil {
+            pump()
+            // Called again once what `pump` queued is written.
+            guard outgoing == nil, !isClosed, evbuffer_get_length(bufferevent_get_output(bufferevent)) == 0 else { return }
+        }
         if closesAfterWrite {
             close()
         } else if !input.isEmpty {
@@ -135,7 +148,7 @@ final class Connection {
 
     private func event(_ events: Int16) {
         let pending = evbuffer_get_length(bufferevent_get_output(bufferevent))
-        if events & Int16(BEV_EVENT_EOF) != 0 && events & Int16(BEV_EVENT_ERROR) == 0 && pending > 0 {
+        if events & Int16(BEV_EVENT_EOF) != 0 && events & Int16(BEV_EVENT_ERROR) == 0 && (pending > 0 || outgoing != nil) {
             // The client stopped sending but still reads: finish the answers, then close.
             closesAfterWrite = true
             bufferevent_disable(bufferevent, Int16(EV_READ))
@@ -157,7 +170,7 @@ final class Connection {
 
     /// Answers every whole request in the buffer, in order (pipelining), and no more.
     private func process() {
-        while !closesAfterWrite && !isClosed && !isAwaitingReply {
+        while !closesAfterWrite && !isClosed && !isAwaitingReply && outgoing == nil {
             // A client that pipelines without reading its answers waits until they are written.
             guard evbuffer_get_length(bufferevent_get_output(bufferevent)) < 1 << 20 else { return }
             guard !input.isEmpty else {
@@ -301,7 +314,8 @@ final class Connection {
         let isHead = method == .head
         let output = bufferevent_get_output(bufferevent)
         let head = response.head(keepAlive: keepAlive, echoKeepAlive: echoKeepAlive, date: loop.date)
-        let body = !isHead && response.hasBody ? response.body : []
+        let streamed = !isHead && response.hasBody ? response.stream : nil
+        let body = !isHead && response.hasBody && streamed == nil ? response.body : []
         var sent = 0
         // Nothing queued ahead of it: straight to the socket, which takes a whole page at once
         // as a rule, so there is no copy into libevent's buffer and no wait for the next turn
@@ -323,7 +337,48 @@ final class Connection {
         }
         loop.log.record(
             peer: peer, method: method.name, target: target, status: response.status.code,
-            bytes: isHead ? 0 : response.body.count, started: started)
+            bytes: isHead ? 0 : response.bodyLength, started: started)
+        if let streamed {
+            outgoing = (streamed, streamed.length)
+            // A client downloading for longer than the idle time sends nothing meanwhile: only
+            // one that stops taking the body is cut off.
+            var idle = timeval(tv_sec: loop.configuration.timeoutSeconds, tv_usec: 0)
+            bufferevent_set_timeouts(bufferevent, nil, &idle)
+            pump()
+        }
+    }
+
+    /// Queues the next piece of a streamed body once libevent has written the last (it calls
+    /// `written` when its buffer is empty); the kernel's socket buffer keeps the line busy
+    /// meanwhile. The pieces are made on this loop: each is one short read of the file.
+    private func pump() {
+        guard let (source, remaining) = outgoing, !isClosed else { return }
+        let output = bufferevent_get_output(bufferevent)
+        guard evbuffer_get_length(output) < Self.streamPiece else { return }
+        guard remaining > 0 else {
+            finishOutgoing()
+            return
+        }
+        guard let piece = source.next(atMost: min(Self.streamPiece, remaining)), !piece.isEmpty, piece.count <= remaining else {
+            // The body cannot be made as announced: the client sees it cut short, as the
+            // Content-Length tells it, rather than wrong bytes.
+            outgoing = nil
+            close()
+            return
+        }
+        if remaining == piece.count {
+            finishOutgoing()
+        } else {
+            outgoing = (source, remaining - piece.count)
+        }
+        Self.queue(piece, from: 0, on: output)
+    }
+
+    /// The whole streamed body is queued: its source goes, and silence counts both ways again.
+    private func finishOutgoing() {
+        outgoing = nil
+        var idle = timeval(tv_sec: loop.configuration.timeoutSeconds, tv_usec: 0)
+        bufferevent_set_timeouts(bufferevent, &idle, &idle)
     }
 
     /// One `sendmsg` of head and body; how many bytes the socket took (0 if it took none or

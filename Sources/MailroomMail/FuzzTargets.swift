@@ -12,6 +12,14 @@ public enum FuzzTargets {
             if attachment.type != "message/rfc822" {
                 precondition(content?.count == attachment.size, "attachment \(index) measured \(attachment.size), read \(content?.count ?? -1)")
             }
+            // What a download decodes from the part's place is what the full parse gives.
+            if let place = attachment.place {
+                precondition(place.start >= 0 && place.length >= 0 && place.start + place.length <= bytes.count,
+                             "attachment \(index) lies outside the message")
+                let decoder = PartDecoder(place.encoding)
+                let decoded = decoder.decode(Array(bytes[place.start..<(place.start + place.length)])) + decoder.finish()
+                precondition(decoded == content, "attachment \(index) decodes from its place to other bytes")
+            }
         }
         precondition(MailParser.attachment(mail.attachments.count, of: bytes) == nil, "an attachment past the last")
         if let html = mail.html, mail.text.isEmpty == false, html.contains("<script") {

@@ -12,7 +12,7 @@ public enum MailParser {
 
     /// Parses `raw`. Mail that GMime cannot read as a message at all is nil.
     public static func parse(_ raw: [UInt8]) -> ParsedMail? {
-        withMessage(raw) { message in
+        withMessage(raw) { message, holder in
             var mail = ParsedMail()
             mail.subject = string(g_mime_message_get_subject(message)) ?? ""
             mail.from = addresses(g_mime_message_get_from(message))
@@ -23,7 +23,7 @@ public enum MailParser {
             }
             mail.messageID = string(g_mime_message_get_message_id(message))
             if let root = g_mime_message_get_mime_part(message) {
-                var walk = Walk()
+                var walk = Walk(raw: holder)
                 walk.visit(root, depth: 0)
                 mail.text = walk.text ?? walk.html.map(HTMLText.text(of:)) ?? ""
                 mail.html = walk.html
@@ -36,19 +36,31 @@ public enum MailParser {
     /// The decoded content of attachment number `index` (as `parse` lists them), or nil when
     /// there is no such attachment.
     public static func attachment(_ index: Int, of raw: [UInt8]) -> [UInt8]? {
-        withMessage(raw) { message -> [UInt8]? in
+        withMessage(raw) { message, holder -> [UInt8]? in
             guard index >= 0, let root = g_mime_message_get_mime_part(message) else { return nil }
-            var walk = Walk(sizing: false)
+            var walk = Walk(raw: holder, sizing: false)
             walk.visit(root, depth: 0)
             guard index < walk.objects.count else { return nil }
             return Walk.content(of: walk.objects[index])
         } ?? nil
     }
 
-    /// Parses `raw` in place (no copy of its bytes) and hands the message to `body`; nothing
-    /// GMime made outlives the call.
+    /// Where each attachment's content lies in `raw` (in the order `parse` lists them), found
+    /// without decoding any of it: for mail stored before places were kept. Nil when GMime
+    /// cannot read `raw` as a message.
+    public static func places(in raw: [UInt8]) -> [Attachment.Place?]? {
+        withMessage(raw) { message, holder -> [Attachment.Place?] in
+            guard let root = g_mime_message_get_mime_part(message) else { return [] }
+            var walk = Walk(raw: holder, sizing: false)
+            walk.visit(root, depth: 0)
+            return walk.attachments.map(\.place)
+        }
+    }
+
+    /// Parses `raw` in place (no copy of its bytes) and hands the message, and the array that
+    /// the parser's stream reads, to `body`; nothing GMime made outlives the call.
     private static func withMessage<Result>(
-        _ raw: [UInt8], _ body: (UnsafeMutablePointer<GMimeMessage>) -> Result
+        _ raw: [UInt8], _ body: (UnsafeMutablePointer<GMimeMessage>, UnsafeMutablePointer<GByteArray>) -> Result
     ) -> Result? {
         guard ready else { return nil }
         return raw.withUnsafeBufferPointer { bytes -> Result? in
@@ -58,6 +70,9 @@ public enum MailParser {
             defer { mailroom_unref(stream) }
             guard let parser = g_mime_parser_new_with_stream(stream) else { return nil }
             defer { mailroom_unref(parser) }
+            // A part's content then stays a bounded view of `stream` (not a copy), and its
+            // bounds are where the content lies in `raw`: what `Attachment.place` records.
+            g_mime_parser_set_persist_stream(parser, 1)
             let options = g_mime_parser_options_new()
             defer { g_mime_parser_options_free(options) }
             // 8-bit headers that name no charset: UTF-8 when they are, else Windows' Western
@@ -65,7 +80,7 @@ public enum MailParser {
             withCharsets(["UTF-8", "windows-1252"]) { g_mime_parser_options_set_fallback_charsets(options, $0) }
             guard let message = g_mime_parser_construct_message(parser, options) else { return nil }
             defer { mailroom_unref(message) }
-            return body(message)
+            return body(message, holder)
         }
     }
 
@@ -111,6 +126,8 @@ private struct Walk {
     var attachments: [Attachment] = []
     /// The parts listed in `attachments`, valid while their message is.
     var objects: [UnsafeMutablePointer<GMimeObject>] = []
+    /// The bytes the message was parsed from, through which part contents are located.
+    let raw: UnsafeMutablePointer<GByteArray>
     /// Whether to decode each attachment to learn its size.
     var sizing = true
 
@@ -150,8 +167,28 @@ private struct Walk {
         }
         attachments.append(Attachment(
             name: MailParser.string(g_mime_part_get_filename(part)), type: type, size: sizing ? Self.size(of: object) : 0,
-            contentID: MailParser.string(g_mime_object_get_content_id(object))))
+            contentID: MailParser.string(g_mime_object_get_content_id(object)), place: place(of: part)))
         objects.append(object)
+    }
+
+    /// Where `part`'s encoded content lies in the raw bytes: the bounds of its content's stream
+    /// when that is a view of the parsed bytes, as the persisting parser makes it.
+    private func place(of part: UnsafeMutablePointer<GMimePart>?) -> Attachment.Place? {
+        guard let part, let content = g_mime_part_get_content(part), let stream = g_mime_data_wrapper_get_stream(content),
+              mailroom_stream_is_view_of(stream, raw) != 0 else { return nil }
+        let start = Int(stream.pointee.bound_start)
+        let end = stream.pointee.bound_end < 0 ? Int(raw.pointee.len) : Int(stream.pointee.bound_end)
+        guard start >= 0, start <= end, end <= Int(raw.pointee.len) else { return nil }
+        let encoding: TransferEncoding
+        switch g_mime_data_wrapper_get_encoding(content) {
+        case GMIME_CONTENT_ENCODING_8BIT: encoding = .eightBit
+        case GMIME_CONTENT_ENCODING_BINARY: encoding = .binary
+        case GMIME_CONTENT_ENCODING_BASE64: encoding = .base64
+        case GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE: encoding = .quotedPrintable
+        case GMIME_CONTENT_ENCODING_UUENCODE: encoding = .uuencode
+        default: encoding = .sevenBit
+        }
+        return Attachment.Place(start: start, length: end - start, encoding: encoding)
     }
 
     /// A part's content with its transfer encoding undone; a forwarded message as its text.

@@ -55,11 +55,42 @@ public struct Attachment: Equatable, Sendable {
     public var size: Int
     /// Its Content-ID without angle brackets, by which HTML refers to it as `cid:`.
     public var contentID: String?
+    /// Where its encoded content lies in the raw message; nil when it is not one run of those
+    /// bytes (a forwarded message, which is written out anew).
+    public var place: Place?
 
-    public init(name: String?, type: String, size: Int, contentID: String? = nil) {
+    public init(name: String?, type: String, size: Int, contentID: String? = nil, place: Place? = nil) {
         self.name = name
         self.type = type
         self.size = size
         self.contentID = contentID
+        self.place = place
     }
+
+    /// A part's content as it lies in its raw message: `length` bytes from `start` (counted
+    /// from 0), which `PartDecoder` turns into the part's bytes a piece at a time.
+    public struct Place: Equatable, Sendable {
+        public var start: Int
+        public var length: Int
+        public var encoding: TransferEncoding
+
+        public init(start: Int, length: Int, encoding: TransferEncoding) {
+            self.start = start
+            self.length = length
+            self.encoding = encoding
+        }
+    }
+}
+
+/// A part's Content-Transfer-Encoding, named as MIME names it; a part without one is 7bit.
+public enum TransferEncoding: String, Sendable {
+    case sevenBit = "7bit"
+    case eightBit = "8bit"
+    case binary
+    case base64
+    case quotedPrintable = "quoted-printable"
+    case uuencode = "x-uuencode"
+
+    /// Whether the bytes as they lie are the content (nothing to undo).
+    public var isIdentity: Bool { self == .sevenBit || self == .eightBit || self == .binary }
 }

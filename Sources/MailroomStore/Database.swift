@@ -158,6 +158,35 @@ final class Database {
         return bytes
     }
 
+    /// The length of a blob, or nil when the row does not exist.
+    func blobLength(table: String, column: String, row: Int64) throws(StoreError) -> Int? {
+        var blob: OpaquePointer?
+        guard sqlite3_blob_open(handle, "main", table, column, row, 0, &blob) == SQLITE_OK, let blob else {
+            sqlite3_blob_close(blob)
+            return nil
+        }
+        defer { sqlite3_blob_close(blob) }
+        return Int(sqlite3_blob_bytes(blob))
+    }
+
+    /// Reads `count` bytes of a blob from `offset`, or nil when the row does not exist or the
+    /// blob ends before them.
+    func readBlob(table: String, column: String, row: Int64, at offset: Int, count: Int) throws(StoreError) -> [UInt8]? {
+        var blob: OpaquePointer?
+        guard sqlite3_blob_open(handle, "main", table, column, row, 0, &blob) == SQLITE_OK, let blob else {
+            sqlite3_blob_close(blob)
+            return nil
+        }
+        defer { sqlite3_blob_close(blob) }
+        guard offset >= 0, count >= 0, offset + count <= Int(sqlite3_blob_bytes(blob)),
+              let start = Int32(exactly: offset), let length = Int32(exactly: count) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        guard count > 0 else { return bytes }
+        let code = bytes.withUnsafeMutableBytes { sqlite3_blob_read(blob, $0.baseAddress, length, start) }
+        try check(code, sql: nil)
+        return bytes
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes(handle)) }
 

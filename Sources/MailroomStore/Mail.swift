@@ -85,13 +85,31 @@ public struct StoredAttachment: Equatable, Sendable {
     public var type: String
     public var size: Int
     public var contentID: String?
+    /// Where its encoded content lies in the raw mail; nil for a part stored before places
+    /// were kept, or one that is not a run of the raw bytes (a forwarded message).
+    public var place: Place?
 
-    public init(part: Int, name: String?, type: String, size: Int, contentID: String?) {
+    public init(part: Int, name: String?, type: String, size: Int, contentID: String?, place: Place? = nil) {
         self.part = part
         self.name = name
         self.type = type
         self.size = size
         self.contentID = contentID
+        self.place = place
+    }
+
+    /// `length` bytes of the raw mail from `start` (counted from 0), in the transfer encoding
+    /// named `encoding` (`base64`, `quoted-printable`, `7bit`, ...).
+    public struct Place: Equatable, Sendable {
+        public var start: Int
+        public var length: Int
+        public var encoding: String
+
+        public init(start: Int, length: Int, encoding: String) {
+            self.start = start
+            self.length = length
+            self.encoding = encoding
+        }
     }
 }
 
@@ -257,9 +275,15 @@ extension Transaction {
             try database.writeBlob(table: "raw_mail", column: "bytes", row: raw, mail.raw)
         }
         for attachment in mail.attachments {
-            try run("INSERT INTO attachments (raw, part, name, type, size, content_id) VALUES (?, ?, ?, ?, ?, ?)", [
+            let place = attachment.place
+            try run("""
+                INSERT INTO attachments (raw, part, name, type, size, content_id, content_start, content_length, encoding)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [
                 .integer(raw), .integer(attachment.part), attachment.name.map { .text($0) } ?? .null,
                 .text(attachment.type), .integer(attachment.size), attachment.contentID.map { .text($0) } ?? .null,
+                .optional(place.map { Int64($0.start) }), .optional(place.map { Int64($0.length) }),
+                place.map { .text($0.encoding) } ?? .null,
             ])
         }
         return true
@@ -325,16 +349,23 @@ extension Reader {
     }
 
     private func attachments(ofRaw raw: Int64) throws(StoreError) -> [StoredAttachment] {
-        let statement = try database.cached(
-            "SELECT part, name, type, size, content_id FROM attachments WHERE raw = ? ORDER BY part")
+        let statement = try database.cached("""
+            SELECT part, name, type, size, content_id, content_start, content_length, encoding
+            FROM attachments WHERE raw = ? ORDER BY part
+            """)
         try statement.bind([.integer(raw)])
         defer { statement.reset() }
         var all: [StoredAttachment] = []
         while try statement.step() {
+            var place: StoredAttachment.Place?
+            if let start = try statement.optionalInteger(at: 5), let length = try statement.optionalInteger(at: 6),
+               let encoding = try statement.optionalText(at: 7) {
+                place = StoredAttachment.Place(start: Int(start), length: Int(length), encoding: encoding)
+            }
             all.append(StoredAttachment(
                 part: Int(try statement.integer(at: 0)), name: try statement.optionalText(at: 1),
                 type: try statement.text(at: 2), size: Int(try statement.integer(at: 3)),
-                contentID: try statement.optionalText(at: 4)))
+                contentID: try statement.optionalText(at: 4), place: place))
         }
         return all
     }
@@ -342,6 +373,17 @@ extension Reader {
     /// The bytes of a mailed message exactly as received, by the raw id in its details.
     public func rawMail(_ raw: Int64) throws(StoreError) -> [UInt8]? {
         try database.readBlob(table: "raw_mail", column: "bytes", row: raw)
+    }
+
+    /// How many bytes raw message `raw` has; nil when it is gone.
+    public func rawMailLength(_ raw: Int64) throws(StoreError) -> Int? {
+        try database.blobLength(table: "raw_mail", column: "bytes", row: raw)
+    }
+
+    /// `count` bytes of raw message `raw` from `offset`, read in place (SQLite's incremental
+    /// blob I/O reads only the pages that hold them); nil when the message is gone or shorter.
+    public func rawMail(_ raw: Int64, at offset: Int, count: Int) throws(StoreError) -> [UInt8]? {
+        try database.readBlob(table: "raw_mail", column: "bytes", row: raw, at: offset, count: count)
     }
 
     /// Up to `limit` messages of `box` from the bottom up (the order they arrived in), after the

@@ -172,6 +172,18 @@ public final class Store: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` in one durable write transaction that makes no new revision: for what was
+    /// worked out from kept bytes and shows on no page (where attachments lie in their raw
+    /// mail), so no cached page goes stale and no live list is told.
+    func writeDerived(_ body: (Transaction) throws(StoreError) -> Void) throws(StoreError) {
+        try writerLock.withLock { () throws(StoreError) in
+            guard let database = writer else { throw .closed }
+            try database.transaction { () throws(StoreError) in
+                try body(Transaction(database: database, stamp: try Reader(database: database).revision()))
+            }
+        }
+    }
+
     /// Runs `body` on a reader connection inside one read transaction: what it reads is one
     /// commit's state, whatever the writer does meanwhile.
     public func read<Result>(_ body: (Reader) throws(StoreError) -> Result) throws(StoreError) -> Result {

@@ -75,11 +75,11 @@ extension MailroomApp {
             return try apiMessage(try Self.apiID(segments[1]))
         case (3, "messages") where segments[2] == "raw":
             guard isRead else { throw Self.apiMethodNotAllowed("GET, HEAD") }
-            return try downloadRawMail(try Self.apiID(segments[1]))
+            return try downloadRawMail(try Self.apiID(segments[1]), isHead: request.method == .head)
         case (4, "messages") where segments[2] == "parts":
             guard isRead else { throw Self.apiMethodNotAllowed("GET, HEAD") }
             guard let part = Int(segments[3]), part >= 0 else { throw HTTPError(.notFound, "There is no part “\(segments[3])”.") }
-            return try downloadMailPart(try Self.apiID(segments[1]), part: part)
+            return try downloadMailPart(try Self.apiID(segments[1]), part: part, isHead: request.method == .head)
         default:
             throw HTTPError(.notFound, "There is no API endpoint at \(request.path).")
         }

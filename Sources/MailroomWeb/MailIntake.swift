@@ -75,7 +75,9 @@ extension MailroomApp {
         }
         let attachments = parsed.attachments.enumerated().map { index, attachment in
             StoredAttachment(part: index, name: attachment.name, type: attachment.type, size: attachment.size,
-                             contentID: attachment.contentID)
+                             contentID: attachment.contentID, place: attachment.place.map {
+                                 StoredAttachment.Place(start: $0.start, length: $0.length, encoding: $0.encoding.rawValue)
+                             })
         }
         return IncomingMail(
             subject: parsed.subject, sender: parsed.sender.isEmpty ? sender : parsed.sender, text: lines(parsed.text),

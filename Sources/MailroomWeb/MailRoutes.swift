@@ -1,3 +1,4 @@
+import Dispatch
 import HTTP
 import MailroomCore
 import MailroomMail
@@ -27,24 +28,94 @@ extension MailroomApp {
         return response
     }
 
-    /// One attachment, always as a download, never shown in place.
-    func downloadMailPart(_ id: MessageID, part: Int) throws(HTTPError) -> Response {
+    /// One attachment, always as a download, never shown in place: its bytes alone are read
+    /// from the raw mail, where the parse at intake found them, and decoded as they are sent.
+    func downloadMailPart(_ id: MessageID, part: Int, isHead: Bool = false) throws(HTTPError) -> Response {
         let details = try mailDetails(id)
         guard let attachment = details.attachments.first(where: { $0.part == part }) else {
             throw HTTPError(.notFound, "Message \(id) has no attachment \(part).")
         }
-        let raw = try rawBytes(details, of: id)
-        guard let content = MailParser.attachment(part, of: raw) else {
-            throw HTTPError(.notFound, "Message \(id) has no attachment \(part).")
+        let type = MailHTML.safeType(attachment.type)
+        let name = attachment.name ?? "attachment-\(part + 1)"
+        var place = attachment.place.flatMap(Self.partPlace)
+        if place == nil {
+            // Stored before places were kept, or not a run of the raw bytes (a forwarded
+            // message): one parse of the whole message.
+            let raw = try rawBytes(details, of: id)
+            place = findPlaces(in: raw, of: details)[part] ?? nil
+            if place == nil {
+                guard let content = MailParser.attachment(part, of: raw) else {
+                    throw HTTPError(.notFound, "Message \(id) has no attachment \(part).")
+                }
+                return Self.download(content, type: type, name: name)
+            }
         }
-        return Self.download(content, type: MailHTML.safeType(attachment.type),
-                             name: attachment.name ?? "attachment-\(part + 1)")
+        guard let place else { throw HTTPError(.notFound, "Message \(id) has no attachment \(part).") }
+        let run = place.start..<(place.start + place.length)
+        guard attachment.size >= DownloadSlots.largeDownload else {
+            guard let encoded = try reading({ reader throws(StoreError) in
+                try reader.rawMail(details.raw, at: place.start, count: place.length)
+            }) else {
+                throw HTTPError(.notFound, "There is no mailed message \(id); it may have been deleted.")
+            }
+            let decoder = PartDecoder(place.encoding)
+            return Self.download(decoder.decode(encoded) + decoder.finish(), type: type, name: name)
+        }
+        return try streamedDownload(
+            details.raw, run: run, decoder: PartDecoder(place.encoding), length: attachment.size, isHead: isHead,
+            type: type, name: name)
     }
 
-    /// The message exactly as it arrived.
-    func downloadRawMail(_ id: MessageID) throws(HTTPError) -> Response {
+    /// The message exactly as it arrived; a large one is read from the file as it is sent.
+    func downloadRawMail(_ id: MessageID, isHead: Bool = false) throws(HTTPError) -> Response {
         let details = try mailDetails(id)
-        return Self.download(try rawBytes(details, of: id), type: "message/rfc822", name: "message-\(id).eml")
+        let name = "message-\(id).eml"
+        guard let length = try reading({ reader throws(StoreError) in try reader.rawMailLength(details.raw) }) else {
+            throw HTTPError(.notFound, "There is no mailed message \(id); it may have been deleted.")
+        }
+        guard length >= DownloadSlots.largeDownload else {
+            return Self.download(try rawBytes(details, of: id), type: "message/rfc822", name: name)
+        }
+        return try streamedDownload(details.raw, run: 0..<length, decoder: nil, length: length, isHead: isHead,
+                                    type: "message/rfc822", name: name)
+    }
+
+    /// A large download, streamed from the file, if a slot is free (a HEAD needs none).
+    private func streamedDownload(
+        _ raw: Int64, run: Range<Int>, decoder: PartDecoder?, length: Int, isHead: Bool, type: String, name: String
+    ) throws(HTTPError) -> Response {
+        let slot = isHead ? nil : downloads.take()
+        guard isHead || slot != nil else {
+            throw DownloadSlots.busy()
+        }
+        let body = StoredBody(store: store, raw: raw, run: run, decoder: decoder, length: length, slot: slot)
+        var response = Response(headers: Headers([("Content-Type", type)]), stream: body)
+        Self.addDownloadHeaders(to: &response, name: name)
+        return response
+    }
+
+    /// Where each of `details`' attachments lies in `raw`, by part number, found by one parse;
+    /// what was found is recorded off this thread, so the next download reads its part alone.
+    private func findPlaces(in raw: [UInt8], of details: MailDetails) -> [Int: Attachment.Place?] {
+        guard let places = MailParser.places(in: raw) else { return [:] }
+        var found: [Int: Attachment.Place?] = [:]
+        var recorded: [Int: StoredAttachment.Place] = [:]
+        for (part, place) in places.enumerated() {
+            found[part] = place
+            if let place, details.attachments.contains(where: { $0.part == part && $0.place == nil }) {
+                recorded[part] = StoredAttachment.Place(start: place.start, length: place.length, encoding: place.encoding.rawValue)
+            }
+        }
+        if !recorded.isEmpty {
+            let (store, raw, recorded) = (store, details.raw, recorded)
+            // The places are derived: a failure to record them costs the next download a parse.
+            DispatchQueue.global(qos: .utility).async { try? store.recordPlaces(ofRaw: raw, recorded) }
+        }
+        return found
+    }
+
+    private static func partPlace(_ place: StoredAttachment.Place) -> Attachment.Place? {
+        TransferEncoding(rawValue: place.encoding).map { Attachment.Place(start: place.start, length: place.length, encoding: $0) }
     }
 
     func mailDetails(_ id: MessageID) throws(HTTPError) -> MailDetails {
@@ -63,10 +134,14 @@ extension MailroomApp {
 
     private static func download(_ bytes: [UInt8], type: String, name: String) -> Response {
         var response = Response(headers: Headers([("Content-Type", type)]), body: bytes)
+        addDownloadHeaders(to: &response, name: name)
+        return response
+    }
+
+    private static func addDownloadHeaders(to response: inout Response, name: String) {
         response.headers.add("Content-Disposition", MailHTML.disposition(name))
         response.headers.add("Content-Security-Policy", "default-src 'none'; sandbox")
         response.headers.add("Cache-Control", "private, no-cache")
-        return response
     }
 }
 

@@ -35,6 +35,8 @@ public final class MailroomApp: Sendable {
     /// Announces each commit to the live lists (`GET /events`); the server writes the events.
     public let events: EventHub
     let pageCache = PageCache()
+    /// The cap on large downloads streaming at once, for the whole process.
+    let downloads = DownloadSlots()
     let sliceCache = SliceCache()
     /// The mailboxes and their counts as of a revision: every request names a mailbox, and
     /// asking SQLite each time would cost more than answering a cached page.
@@ -303,14 +305,14 @@ public final class MailroomApp: Sendable {
             guard let id = MessageID(text) else { throw HTTPError(.notFound, "There is no message “\(text)”.") }
             switch file {
             case "html": return try showMailHTML(id, request: request)
-            case "raw": return try downloadRawMail(id)
+            case "raw": return try downloadRawMail(id, isHead: request.method == .head)
             default: throw HTTPError(.notFound, "There is no page at this address.")
             }
         case .messagePart(let text, let part) where isRead:
             guard let id = MessageID(text), let number = Int(part), number >= 0, String(number) == part else {
                 throw HTTPError(.notFound, "There is no attachment at this address.")
             }
-            return try downloadMailPart(id, part: number)
+            return try downloadMailPart(id, part: number, isHead: request.method == .head)
         case .messageFile, .messagePart:
             throw methodNotAllowed(allow: "GET, HEAD")
         case .message(let text) where isRead || isPost:

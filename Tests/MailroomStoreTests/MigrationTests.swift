@@ -89,7 +89,7 @@ import Testing
             let store = try Store(path: path)
             defer { store.close() }
             #expect(store.migratedFrom == 3)
-            #expect(try Database(path: path).userVersion == 8)
+            #expect(try Database(path: path).userVersion == 9)
             let library = try store.library()
             #expect(library.mailboxes.map(\.name) == ["Inbox", "Archive", "Trash", "Projects"])
             #expect(library[.inbox]?.ids.map(\.rawValue) == [9, 4, 2, 1])
@@ -258,7 +258,7 @@ import Testing
             #expect(try Database(path: path).userVersion == 8)
             let store = try Store(path: path)
             defer { store.close() }
-            #expect(store.migratedFrom == nil)
+            #expect(store.migratedFrom == 8)
             let library = try store.library()
             let imported = try #require(library.mailboxes.first { $0.name == "Imported" })
             #expect(imported.messages.map(\.subject) == ["Weekly report", "Signing key rotated", "Nightly backup finished", "Toner low"])
@@ -314,7 +314,7 @@ import Testing
             let again = try Store(path: path)
             defer { again.close() }
             #expect(again.migratedFrom == nil)
-            #expect(try Database(path: path).userVersion == 8)
+            #expect(try Database(path: path).userVersion == 9)
         }
     }
 }

@@ -14,7 +14,7 @@ import Testing
             #expect(library.nextMessageID == 1)
             #expect(library.nextMailboxID == MailboxID.firstCustom)
             store.close()
-            #expect(try Database(path: path).userVersion == 8)
+            #expect(try Database(path: path).userVersion == 9)
         }
     }
 
@@ -42,7 +42,7 @@ import Testing
             #expect(library.nextMessageID == 8)
             #expect(try store.setting("probe", orMake: { "made" }) == "made")
             store.close()
-            #expect(try Database(path: path).userVersion == 8)
+            #expect(try Database(path: path).userVersion == 9)
         }
     }
 
@@ -64,7 +64,7 @@ import Testing
         #expect(versions == versions.sorted())
         #expect(Set(versions).count == versions.count)
         #expect(versions.first == 1)
-        #expect(Schema.currentVersion == 8)
+        #expect(Schema.currentVersion == 9)
     }
 
     @Test func reopeningAnUpToDateFileRunsNoMigrationAndKeepsItsData() throws {
