@@ -27,6 +27,8 @@ final class Connection {
     private(set) var lastEventID: Int64 = 0
     /// A stream whose client has not taken this much is dropped: it can reconnect and resume.
     private static let maxUnsentStreamBytes = 1 << 20
+    /// The kernel's send buffer for an event stream (Linux doubles what is asked).
+    private static let streamSendBufferBytes: Int32 = 16 * 1_024
     /// The body being made a piece at a time (`Response.stream`) and how much of it is still to
     /// come; later requests wait until it is all queued.
     private var outgoing: (source: BodySource, remaining: Int)?
@@ -239,6 +241,11 @@ final class Connection {
         // Idle is normal for a stream: only a client that stops taking what is written is cut off.
         var idle = timeval(tv_sec: loop.configuration.timeoutSeconds, tv_usec: 0)
         bufferevent_set_timeouts(bufferevent, nil, &idle)
+        // A small kernel send buffer: what a client does not take backs up into libevent's
+        // buffer soon, where the write timeout sees it, instead of megabytes of kernel memory
+        // hiding it. Events are small; a healthy client takes them as they come.
+        var sendBuffer = Self.streamSendBufferBytes
+        setsockopt(bufferevent_getfd(bufferevent), SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
         var body = Array("retry: 2000\n\n".utf8)
         let newest = events.lastID
         if let text = request.headers["Last-Event-ID"], let after = Int64(text.split(separator: " ").first ?? ""), after <= newest {

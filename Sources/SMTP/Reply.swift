@@ -9,7 +9,14 @@ public struct Reply: Equatable, Sendable, CustomStringConvertible {
     public init(_ code: Int, _ status: String?, _ lines: [String]) {
         self.code = code
         self.status = status
-        self.lines = lines.isEmpty ? [""] : lines
+        // A line holds no control character, whatever a client said that it echoes (an EHLO
+        // name): a CR or LF would start a reply of the client's making.
+        self.lines = lines.isEmpty ? [""] : lines.map(Self.printable)
+    }
+
+    private static func printable(_ line: String) -> String {
+        guard line.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return line }
+        return String(String.UnicodeScalarView(line.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
     }
 
     public init(_ code: Int, _ status: String?, _ line: String) {

@@ -1,4 +1,6 @@
+import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 /// The doors' caps, tried as an attacker would with the real program: a second Mailroom on the
@@ -113,6 +115,72 @@ import Testing
         program.send(SIGTERM)
         #expect(try program.waitForExit(within: 10) == 0)
     }
+
+    /// An event stream whose client stops reading is dropped after the write timeout once what
+    /// it did not take backs up; a stream that reads stays open through the same events.
+    @Test func anEventStreamThatIsNotReadIsDropped() throws {
+        let server = try SMTPTestServer("caps-stalled-stream", extra: ["--timeout", "2"])
+        let port = server.mailroom.port
+        let stalled = try Loopback.stream(port: port, receiveBuffer: 2_048)
+        defer { close(stalled) }
+        let healthy = try Loopback.stream(port: port)
+        defer { close(healthy) }
+        let reader = StreamReader(healthy)
+        reader.start()
+        defer { reader.stop() }
+        let client = HTTPClient(port: port)
+        func streams() -> Int? {
+            guard let metrics = try? client.send("GET", "/metrics"), metrics.status == 200 else { return nil }
+            let line = metrics.text.split(separator: "\n").first { $0.hasPrefix("mailroom_event_clients ") }
+            return line.flatMap { Int($0.split(separator: " ").last ?? "") }
+        }
+        #expect(Loopback.waitUntil(within: 10) { streams() == 2 }, "streams open: \(String(describing: streams()))")
+
+        // Each message is a commit and an event for both streams.
+        let mail = try server.session()
+        for index in 1...400 {
+            let reply = try mail.sendMessage("Subject: Event \(index)\r\n\r\nOne more change.\r\n")
+            guard reply.code == 250 else { throw TestFailure("message \(index): \(reply)") }
+        }
+        #expect(Loopback.waitUntil(within: 15) { streams() == 1 }, "streams open: \(String(describing: streams()))")
+        #expect(reader.received > 40_000, "the reading stream took \(reader.received) bytes")
+        #expect(!reader.closed)
+        #expect(try server.stop() == 0)
+    }
+}
+
+/// Reads a socket on a thread of its own until told to stop, counting the bytes.
+final class StreamReader: @unchecked Sendable {
+    private let fd: Int32
+    private let state = Mutex((received: 0, closed: false, stopping: false))
+
+    init(_ fd: Int32) {
+        self.fd = fd
+    }
+
+    var received: Int { state.withLock { $0.received } }
+    var closed: Bool { state.withLock { $0.closed } }
+
+    func start() {
+        let thread = Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while !state.withLock({ $0.stopping }) {
+                var readable = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+                guard poll(&readable, 1, 50) == 1 else { continue }
+                let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                if count == 0 || (count < 0 && errno != EAGAIN) {
+                    state.withLock { $0.closed = true }
+                    return
+                }
+                if count > 0 { state.withLock { $0.received += count } }
+            }
+        }
+        thread.start()
+    }
+
+    func stop() {
+        state.withLock { $0.stopping = true }
+    }
 }
 
 /// Raw loopback sockets for the cap tests: connections opened and held without a word.
@@ -165,6 +233,32 @@ enum Loopback {
             sockets.append(fd)
         }
         return sockets
+    }
+
+    /// A connection that asks for `/events` and reads nothing; with `receiveBuffer`, its
+    /// kernel takes only that much before the server's bytes back up.
+    static func stream(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_addr.s_addr = inet_addr("127.0.0.1")
+        remote.sin_port = in_port_t(UInt16(port).bigEndian)
+        let status = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard status == 0 else {
+            close(fd)
+            throw TestFailure("connect: \(errno)")
+        }
+        let request = Array("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n".utf8)
+        guard send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else {
+            close(fd)
+            throw TestFailure("send: \(errno)")
+        }
+        return fd
     }
 
     /// The first line that each socket that hears anything within `seconds` is told.

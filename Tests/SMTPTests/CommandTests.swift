@@ -50,6 +50,15 @@ import Testing
         #expect(Reply(550, "5.1.1", "No.").description == "550 5.1.1 No.\r\n")
     }
 
+    /// An EHLO name with control characters is echoed with each of them as "?": no reply line
+    /// of the client's making, no terminal escape.
+    @Test func aReplyLineCarriesNoControlCharacter() {
+        var talk = Conversation()
+        let replies = talk.send("EHLO evil\u{1b}[31m\rname\u{7f}\r\n")
+        #expect(replies.first?.lines.first == "mx.test greets evil?[31m?name?")
+        #expect(Reply(250, nil, "a\r\n250 b").description == "250 a??250 b\r\n")
+    }
+
     @Test(arguments: [("", ""), ("YQ==", "a"), ("YWI=", "ab"), ("YWJj", "abc"), ("AGEAYg==", "\u{0}a\u{0}b")])
     func base64Decodes(_ encoded: String, _ decoded: String) {
         #expect(Base64.decode(Array(encoded.utf8)) == Array(decoded.utf8))
