@@ -73,7 +73,8 @@ screenshots: test-deps
 # then scripts/bench-smtp: SMTP ingest with smtp-source beside Postfix's own queue (an instance of its
 # own in the bench's folder, not /etc/postfix) and smtp-sink, a 25 MiB message, the Inbox page during ingest,
 # then scripts/bench-live: event streams and wait, then scripts/bench-ops: a 1 GB mbox imported into a new
-# file, and a hot backup of the million while 64 clients post.
+# file, and a hot backup of the million while 64 clients post, then scripts/bench-hostile: 4,000 idle
+# connections held against one Mailroom, and a minute of SMTP AUTH guessing.
 bench: bench-deps
 	$(SWIFT) build -c release --product mailroom-bench
 	./.build/release/mailroom-bench
@@ -83,6 +84,7 @@ bench: bench-deps
 	./scripts/bench-smtp
 	./scripts/bench-live
 	./scripts/bench-ops
+	./scripts/bench-hostile
 
 # libFuzzer on the HTTP request parsers, then on SMTP sessions, then on the MIME wrapper: `make fuzz RUNS=-1` runs each until
 # stopped; crashes land in Fuzz/crashes.
