@@ -23,6 +23,7 @@ final class Connection {
     private var isClosed = false
     /// The answer is an event stream: the connection stays open for the hub's events.
     private var isStream = false
+    private var streamStartedAt: Int64 = 0
     /// The id of the last event this stream was written (or told to start after).
     private(set) var lastEventID: Int64 = 0
     /// A stream whose client has not taken this much is dropped: it can reconnect and resume.
@@ -32,6 +33,10 @@ final class Connection {
     /// The body being made a piece at a time (`Response.stream`) and how much of it is still to
     /// come; later requests wait until it is all queued.
     private var outgoing: (source: BodySource, remaining: Int)?
+    /// The loop's limits, told this client's address (an upload's token is counted per address).
+    private let limits: RequestLimits
+    /// Reading stopped because too much input waits behind an answer still going out.
+    private var readingHeldBack = false
     /// How much of a streamed body is asked for at once, and about the most libevent holds of
     /// it: a slow reader keeps a piece or two in memory, not the body.
     static let streamPiece = 256 * 1_024
@@ -44,6 +49,9 @@ final class Connection {
         self.serial = serial
         self.bufferevent = bufferevent
         self.peer = peer
+        var limits = loop.limits
+        limits.peer = peer
+        self.limits = limits
         let context = Unmanaged.passUnretained(self).toOpaque()
         requestDeadline = event_new(loop.base, -1, 0, { _, _, context in
             guard let context else { return }
@@ -122,9 +130,13 @@ final class Connection {
         input.append(contentsOf: repeatElement(0, count: length))
         let copied = input.withUnsafeMutableBytes { evbuffer_remove(source, $0.baseAddress! + start, length) }
         if copied < length { input.removeLast(length - max(Int(copied), 0)) }
-        // Bytes held back behind a pending answer (pipelining) still count against the limit.
-        if input.count > maxBufferedBytes && (isAwaitingReply || closesAfterWrite) {
+        // Bytes held back behind an answer still being made or sent (pipelining, a streamed
+        // download, a client that does not read) count against the limit: past it, reading
+        // stops until the answer is out (`written`, `deliver`).
+        let outputPending = evbuffer_get_length(bufferevent_get_output(bufferevent)) >= 1 << 20
+        if input.count > maxBufferedBytes && (isAwaitingReply || closesAfterWrite || outgoing != nil || outputPending) {
             bufferevent_disable(bufferevent, Int16(EV_READ))
+            readingHeldBack = true
         }
         process()
     }
@@ -142,7 +154,13 @@ final class Connection {
         }
         if closesAfterWrite {
             close()
-        } else if !input.isEmpty {
+            return
+        }
+        if readingHeldBack && !isAwaitingReply {
+            readingHeldBack = false
+            bufferevent_enable(bufferevent, Int16(EV_READ))
+        }
+        if !input.isEmpty {
             // Requests held back while answers piled up (see `process`) go on now.
             process()
         }
@@ -180,7 +198,7 @@ final class Connection {
                 break
             }
             let started = Clock.now
-            switch RequestParser.parse(input, limits: loop.limits) {
+            switch RequestParser.parse(input, limits: limits) {
             case .incomplete:
                 guard input.count <= maxBufferedBytes else {
                     refuse(HTTPError(.contentTooLarge, "The request is larger than Mailroom accepts."), started: started)
@@ -235,6 +253,7 @@ final class Connection {
     /// (or `reset` when they are no longer kept); a new one starts at the newest event (`ready`).
     private func startStream(_ response: Response, request: Request, events: EventHub, started: Clock.Instant) {
         isStream = true
+        streamStartedAt = Int64(Glibc.time(nil))
         disarmDeadline()
         input = []
         loop.log.metrics.eventClients.wrappingAdd(1, ordering: .relaxed)
@@ -275,6 +294,10 @@ final class Connection {
 
     func pushHeartbeat() {
         guard isStream, !isClosed else { return }
+        if Int64(Glibc.time(nil)) - streamStartedAt >= Int64(loop.configuration.maxStreamSeconds) {
+            close()
+            return
+        }
         write(Array(": keep-alive\n\n".utf8))
     }
 

@@ -65,7 +65,7 @@ final class EventLoop {
             maxURLBytes: configuration.maxURLBytes, maxHeaderBytes: configuration.maxHeaderBytes,
             maxHeaderCount: configuration.maxHeaderCount, maxBodyBytes: configuration.maxBodyBytes,
             uploadPath: configuration.uploadPath, maxUploadBytes: configuration.maxUploadBytes,
-            uploadToken: configuration.uploadToken)
+            uploadAuthorization: configuration.uploadAuthorization)
         self.log = log
         self.admission = admission
         self.refusals = refusals
@@ -92,13 +92,13 @@ final class EventLoop {
         if let listener {
             evconnlistener_set_error_cb(listener) { listener, context in
                 guard let context else { return }
-                Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().acceptFailed(listener)
+                Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().acceptFailed(listener, errno)
             }
         }
         if let mailListener {
             evconnlistener_set_error_cb(mailListener) { listener, context in
                 guard let context else { return }
-                Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().acceptFailed(listener)
+                Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().acceptFailed(listener, errno)
             }
         }
         resumeListener = event_new(base, -1, 0, { _, _, context in
@@ -237,9 +237,10 @@ final class EventLoop {
     }
 
     /// accept(2) failed. Out of descriptors (or memory) the socket stays readable, so the
-    /// listener rests for half a second, as nginx does, instead of failing again at once.
-    private func acceptFailed(_ failing: OpaquePointer?) {
-        guard let failing else { return }
+    /// listener rests for half a second, as nginx does, instead of failing again at once. Any
+    /// other failure (a connection's own network error, which Linux reports here) is retried.
+    private func acceptFailed(_ failing: OpaquePointer?, _ code: Int32) {
+        guard let failing, [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(code) else { return }
         if failing == mailListener, let mail {
             mail.refusals.outOfDescriptors(limits: mail.admission)
             pause(failing, resume: resumeMailListener, milliseconds: 500)
@@ -355,7 +356,11 @@ final class EventLoop {
         guard getnameinfo(address, socklen_t(length), &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 else {
             return "-"
         }
-        return String(cString: text)
+        let numeric = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // On a dual-stack listener an IPv4 client reads ::ffff:a.b.c.d: one client, one name,
+        // for the per-address caps and the count of wrong guesses.
+        if numeric.hasPrefix("::ffff:") && numeric.contains(".") { return String(numeric.dropFirst(7)) }
+        return numeric
     }
 }
 

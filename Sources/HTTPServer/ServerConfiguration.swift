@@ -1,3 +1,5 @@
+import HTTP
+
 /// Where and how a server listens, and the limits it enforces before any handler runs.
 public struct ServerConfiguration: Sendable {
     public var host: String
@@ -22,11 +24,14 @@ public struct ServerConfiguration: Sendable {
     /// Seconds between the comments written to idle event streams, so proxies and the client
     /// see the connection is alive (and a dead one is noticed).
     public var heartbeatSeconds: Int = 15
+    /// Seconds an event stream lasts before it is closed; EventSource reconnects on its own and
+    /// resumes where it was (Last-Event-ID), so a client that stopped reading holds its slot no longer.
+    public var maxStreamSeconds: Int = 600
     /// POSTs to paths starting with this (mail imports) may send bodies up to `maxUploadBytes`.
     public var uploadPath: String?
     public var maxUploadBytes: Int = 0
-    /// When set, only uploads with `Authorization: Bearer` and this token may be that large.
-    public var uploadToken: String?
+    /// When set, only uploads whose `Authorization` this accepts may be that large.
+    public var uploadAuthorization: RequestLimits.UploadAuthorization?
 
     public init(
         host: String = "127.0.0.1",

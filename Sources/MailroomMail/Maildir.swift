@@ -41,7 +41,18 @@ public enum Maildir {
         var all: [MaildirEntry] = []
         var skipped: [Skipped] = []
         for sub in ["cur", "new"] {
-            guard let folder = opendir(path + "/" + sub) else { return nil }
+            // `cur` or `new` itself may be a link to another folder (`cur -> /etc`): opened
+            // without following one, it is passed over as a file would be.
+            let descriptor = open(path + "/" + sub, O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW)
+            guard descriptor >= 0 else {
+                guard errno == ELOOP || errno == ENOTDIR else { return nil }
+                skipped.append(Skipped(path: path + "/" + sub, reason: "a symbolic link"))
+                continue
+            }
+            guard let folder = fdopendir(descriptor) else {
+                close(descriptor)
+                return nil
+            }
             defer { closedir(folder) }
             while let item = readdir(folder) {
                 let name = withUnsafeBytes(of: item.pointee.d_name) { bytes in

@@ -2,12 +2,17 @@ import Synchronization
 
 /// Wrong passwords and tokens, counted per client address over every door (sign-in, the API
 /// token, SMTP AUTH): each wrong guess makes that address wait twice as long as the last before
-/// it may guess again (1, 2, 4 … up to 60 seconds), so guessing runs at a few tries a minute.
-/// A right guess clears the count.
+/// it may guess again (2, 4, 8 … 60 seconds), so guessing runs at a few tries a minute.
+///
+/// A right guess does not clear the count: one secret an attacker knows (a printer's SMTP login,
+/// or any login where every login is accepted) must not reset the wait on guessing another. The
+/// count is forgotten once the address has made no wrong guess for `forgetAfter` seconds.
 public final class Guesses: Sendable {
     private let lockouts = Mutex<[String: Lockout]>([:])
     /// Addresses remembered at most; past this, those whose wait is over are forgotten.
     private static let remembered = 10_000
+    /// Seconds after its wait ends that an address's count is kept.
+    public static let forgetAfter: Int64 = 15 * 60
 
     private struct Lockout {
         var count: Int
@@ -29,7 +34,11 @@ public final class Guesses: Sendable {
     /// Whether `peer` may have a guess checked now.
     public func check(_ peer: String, now: Int64) -> Verdict {
         lockouts.withLock { lockouts in
-            guard var lockout = lockouts[peer], lockout.until > now else { return .mayTry }
+            guard var lockout = lockouts[peer] else { return .mayTry }
+            guard lockout.until > now else {
+                if now > lockout.until + Self.forgetAfter { lockouts[peer] = nil }
+                return .mayTry
+            }
             let first = !lockout.refusedDuringWait
             lockout.refusedDuringWait = true
             lockouts[peer] = lockout
@@ -42,22 +51,21 @@ public final class Guesses: Sendable {
     public func failed(_ peer: String, now: Int64) -> Int {
         lockouts.withLock { lockouts in
             if lockouts.count >= Self.remembered { lockouts = lockouts.filter { $0.value.until > now } }
-            var entry = lockouts[peer] ?? Lockout(count: 0, until: 0)
+            var entry = lockouts[peer].flatMap { now > $0.until + Self.forgetAfter ? nil : $0 } ?? Lockout(count: 0, until: 0)
             entry.count += 1
-            entry.until = now + min(Int64(1) << min(entry.count - 1, 6), 60)
+            // Two seconds at first, not one: counted in whole seconds, a one-second wait could
+            // be over a moment after it began.
+            entry.until = now + min(Int64(2) << min(entry.count - 1, 5), 60)
             entry.refusedDuringWait = false
             lockouts[peer] = entry
             return entry.count
         }
     }
 
-    public func succeeded(_ peer: String) {
-        _ = lockouts.withLock { $0.removeValue(forKey: peer) }
-    }
 }
 
-/// Secrets compared without stopping at the first difference, so timing reveals neither a
-/// prefix nor, beyond whether they differ, the length.
+/// Secrets compared without stopping at the first difference and over the longer of the two,
+/// so timing reveals no prefix of the secret.
 public enum Secret {
     public static func equal(_ given: [UInt8], _ wanted: [UInt8]) -> Bool {
         var difference = given.count ^ wanted.count

@@ -40,7 +40,12 @@ extension MailroomApp {
         var place = attachment.place.flatMap(Self.partPlace)
         if place == nil {
             // Stored before places were kept, or not a run of the raw bytes (a forwarded
-            // message): one parse of the whole message.
+            // message): one parse of the whole message. A large message holds a slot meanwhile,
+            // so parallel requests for it are bounded as streamed downloads are.
+            let rawLength = try reading({ reader throws(StoreError) in try reader.rawMailLength(details.raw) }) ?? 0
+            let parsing = rawLength >= DownloadSlots.largeDownload ? downloads.take() : nil
+            guard rawLength < DownloadSlots.largeDownload || parsing != nil else { throw DownloadSlots.busy() }
+            defer { withExtendedLifetime(parsing) {} }
             let raw = try rawBytes(details, of: id)
             place = findPlaces(in: raw, of: details)[part] ?? nil
             if place == nil {

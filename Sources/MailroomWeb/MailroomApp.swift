@@ -361,7 +361,7 @@ public final class MailroomApp: Sendable {
         checkAPIToken(request) == .valid
     }
 
-    enum TokenCheck: Equatable {
+    public enum TokenCheck: Equatable, Sendable {
         case absent, valid, wrong
         /// Too many wrong guesses from this address: not checked.
         case wait(seconds: Int64)
@@ -370,22 +370,27 @@ public final class MailroomApp: Sendable {
     /// What `Authorization: Bearer` says. Behind a password, a wrong token counts as a wrong
     /// guess from the client's address (see `Guesses`) and is logged as a warning.
     func checkAPIToken(_ request: Request) -> TokenCheck {
-        guard let apiToken, let field = request.headers["Authorization"] else { return .absent }
+        checkAPIToken(authorization: request.headers["Authorization"], peer: request.peer)
+    }
+
+    /// The same for an `Authorization` field from `peer`: also what decides, while a request is
+    /// still arriving, whether an import may be larger than other requests.
+    public func checkAPIToken(authorization field: String?, peer: String) -> TokenCheck {
+        guard let apiToken, let field else { return .absent }
         let words = field.split(separator: " ", maxSplits: 1)
         guard words.count == 2, words[0].lowercased() == "bearer" else { return .absent }
         let time = now()
-        if let signIn, case .wait(let seconds, let first) = guesses.check(request.peer, now: time) {
-            if first { signIn.warn("API: \(request.peer) must wait \(seconds) s after wrong tokens; not checked") }
+        if let signIn, case .wait(let seconds, let first) = guesses.check(peer, now: time) {
+            if first { signIn.warn("API: \(peer) must wait \(seconds) s after wrong tokens; not checked") }
             return .wait(seconds: seconds)
         }
         guard Secret.equal(Array(words[1].utf8), Array(apiToken.utf8)) else {
             if let signIn {
-                let count = guesses.failed(request.peer, now: time)
-                signIn.warn("API: wrong token from \(request.peer) (\(count) in a row)")
+                let count = guesses.failed(peer, now: time)
+                signIn.warn("API: wrong token from \(peer) (\(count) in a row)")
             }
             return .wrong
         }
-        guesses.succeeded(request.peer)
         return .valid
     }
 

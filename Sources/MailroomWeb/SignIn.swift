@@ -59,7 +59,6 @@ public final class SignIn: Sendable {
             warn("sign-in: wrong password from \(peer) (\(count) in a row)")
             return .refused
         }
-        guesses.succeeded(peer)
         let id = SecurityPolicy.randomToken()
         sessions.withLock { sessions in
             sessions = sessions.filter { $0.value > now }

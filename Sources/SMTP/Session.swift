@@ -36,15 +36,10 @@ public struct LoginThrottle: Sendable {
     public var wait: @Sendable (_ peer: String) -> Int64?
     /// A wrong login from the address, for `user`.
     public var failed: @Sendable (_ peer: String, _ user: String) -> Void
-    public var succeeded: @Sendable (_ peer: String) -> Void
 
-    public init(
-        wait: @escaping @Sendable (String) -> Int64?, failed: @escaping @Sendable (String, String) -> Void,
-        succeeded: @escaping @Sendable (String) -> Void
-    ) {
+    public init(wait: @escaping @Sendable (String) -> Int64?, failed: @escaping @Sendable (String, String) -> Void) {
         self.wait = wait
         self.failed = failed
-        self.succeeded = succeeded
     }
 }
 
@@ -408,7 +403,6 @@ public struct Session {
             options.throttle?.failed(peer, name)
             return refuseLogin(Reply(535, "5.7.8", "The user name or password is wrong."))
         }
-        options.throttle?.succeeded(peer)
         user = name
         return .reply(Reply(235, "2.7.0", "Logged in."))
     }

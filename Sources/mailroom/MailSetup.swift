@@ -29,9 +29,9 @@ enum MailSetup {
             },
             failed: { peer, user in
                 let count = guesses.failed(peer, now: Int64(time(nil)))
-                Console.error("warning: SMTP AUTH: wrong password for \"\(user)\" from \(peer) (\(count) in a row)")
-            },
-            succeeded: { peer in guesses.succeeded(peer) })
+                // The user name is decoded base64 from the client: no line break of its own in our log.
+                Console.error("warning: SMTP AUTH: wrong password for \"\(LogLine.visible(user))\" from \(peer) (\(count) in a row)")
+            })
         let session = SessionOptions(
             hostname: hostname(), limits: options.smtpLimits, canStartTLS: tls != nil, authentication: authentication,
             throttle: throttle)

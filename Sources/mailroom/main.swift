@@ -140,7 +140,7 @@ serving.maxConnectionsPerAddress = options.maxPerAddress ?? min(256, max(serving
 serving.uploadPath = MailroomApp.apiPrefix + "import"
 serving.maxUploadBytes = MailroomApp.maximumImportBytes
 if password != nil {
-    serving.uploadToken = apiToken
+    serving.uploadAuthorization = { peer, field in app.checkAPIToken(authorization: field, peer: peer) == .valid }
     if apiToken == nil { serving.uploadPath = nil }
 }
 

@@ -154,8 +154,11 @@ def a_message(subject, body):
     return message
 
 
-def connect(server):
-    return smtplib.SMTP("127.0.0.1", server.smtp_port, local_hostname="client.example.test", timeout=10)
+def connect(server, source="127.0.0.1"):
+    """A session from `source`: after a wrong password, that address must wait before its next
+    login is even checked, so a right login right after one comes from another address."""
+    return smtplib.SMTP("127.0.0.1", server.smtp_port, local_hostname="client.example.test", timeout=10,
+                        source_address=(source, 0))
 
 
 def unverified():
@@ -278,11 +281,16 @@ def test_auth_over_starttls_with_a_password_file(servers, certificate, password_
         with pytest.raises(smtplib.SMTPAuthenticationError) as refused:
             client.auth(mechanism, getattr(client, f"auth_{mechanism.lower()}"))
         assert refused.value.smtp_code == 535
-        # An unknown user with a known password.
+        # Guessing again at once (an unknown user with a known password): this address must
+        # wait, and the guess is not even checked.
         client.user, client.password = "mallory", USERS["alice"]
-        with pytest.raises(smtplib.SMTPAuthenticationError):
+        with pytest.raises(smtplib.SMTPAuthenticationError) as waiting:
             client.auth(mechanism, getattr(client, f"auth_{mechanism.lower()}"))
-        # The right one (bob's password has colons in it).
+        assert waiting.value.smtp_code == 454 and b"Too many failed logins" in waiting.value.smtp_error
+    # The right one (bob's password has colons in it), from another address.
+    with connect(server, source="127.0.0.2") as client:
+        client.starttls(context=unverified())
+        client.ehlo()
         client.user, client.password = "bob", USERS["bob"]
         code, _ = client.auth(mechanism, getattr(client, f"auth_{mechanism.lower()}"))
         assert code == 235
@@ -294,12 +302,16 @@ def test_login_with_smtplib_login_and_a_wrong_password(servers, certificate, pas
     server = servers(*certificate, "--smtp-password-file", password_file)
     with connect(server) as client:
         client.starttls(context=unverified())
+        # smtplib tries PLAIN (535), then LOGIN at once, which is not even checked: the address
+        # must wait after a wrong password.
         with pytest.raises(smtplib.SMTPAuthenticationError) as refused:
             client.login("alice", "not her password")
-        assert refused.value.smtp_code == 535
+        assert refused.value.smtp_code == 454 and b"Too many failed logins" in refused.value.smtp_error
         with pytest.raises(smtplib.SMTPSenderRefused) as sender:
             client.sendmail("sender@example.test", ["inbox@mailroom.test"], b"Subject: No\r\n\r\nNot logged in.\r\n")
         assert sender.value.smtp_code == 530
+    with connect(server, source="127.0.0.2") as client:
+        client.starttls(context=unverified())
         assert client.login("alice", USERS["alice"])[0] == 235
         client.sendmail("sender@example.test", ["inbox@mailroom.test"], b"Subject: Logged in\r\n\r\nYes.\r\n")
     assert [subject for _, subject in inbox_rows(server)] == ["Logged in"]
@@ -324,6 +336,8 @@ def test_auth_without_tls_only_with_allow_insecure(servers, password_file):
         assert client.mail("sender@example.test")[0] == 530
         with pytest.raises(smtplib.SMTPAuthenticationError):
             client.login("alice", "wrong")
+    with connect(server, source="127.0.0.2") as client:
+        client.ehlo()
         client.user, client.password = "alice", USERS["alice"]
         assert client.auth("PLAIN", client.auth_plain)[0] == 235
         assert client.send_message(message) == {}

@@ -24,7 +24,7 @@ import Testing
         let codes = said.split(separator: "\r\n").map { $0.prefix(3) }
         #expect(codes == ["535", "454", "421"], "\(said)")
 
-        // New sessions, one guess each, as fast as they come: the address must wait 1, 2, 4 …
+        // New sessions, one guess each, as fast as they come: the address must wait 2, 4, 8 …
         // seconds between checked guesses, so in 4 seconds at most 3 are checked.
         var checked = 0
         var waited = 0

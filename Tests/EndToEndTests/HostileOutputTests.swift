@@ -82,6 +82,25 @@ import Testing
         #expect(!messages.contains { $0.body.contains("Secret-4712") })
     }
 
+    /// `cur` itself a link to a folder elsewhere: none of that folder's files become messages.
+    @Test func aMaildirWhoseCurIsALinkIsNotFollowed() throws {
+        let folder = Folder()
+        let database = ScratchDatabase("import-linked-cur")
+        let maildir = folder.path + "/Maildir"
+        for sub in ["", "/new", "/tmp"] { mkdir(maildir + sub, 0o755) }
+        mkdir(folder.path + "/elsewhere", 0o755)
+        try folder.write("Maildir/new/1700000001.M1P1.host", "Subject: Real one\n\nA message.\n")
+        try folder.write("elsewhere/1700000002.M2P1.host:2,S", "Subject: Not yours\n\nSecret-4712\n")
+        guard symlink(folder.path + "/elsewhere", maildir + "/cur") == 0 else { throw TestFailure("symlink failed") }
+        let run = try mailroom(["import", "--db", database.path, "--mailbox", "Archive", maildir])
+        #expect(run.outputText.contains("1 messages read: 1 added to Archive, 0 there already, 1 file skipped as not messages"),
+                "\(run.outputText) \(run.errorText)")
+        #expect(run.errorText.contains("import: skipped \(maildir)/cur: a symbolic link"), "\(run.errorText)")
+        let store = try Store(path: database.path)
+        defer { store.close() }
+        #expect(try store.library()[.archive]?.messages.map(\.subject) == ["Real one"])
+    }
+
     @Test func anImportThroughARunningMailroomPassesOverLinksToo() throws {
         let folder = Folder()
         let database = ScratchDatabase("import-links-online")

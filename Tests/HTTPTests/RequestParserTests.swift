@@ -182,7 +182,8 @@ struct RequestParserTests {
     /// a token only with that token, in a Content-Length or in chunks.
     @Test func onlyAnUploadWithItsTokenMayBeLargerThanTheLimit() throws {
         let limits = RequestLimits(maxURLBytes: 64, maxHeaderBytes: 256, maxHeaderCount: 8, maxBodyBytes: 64,
-                                   uploadPath: "/up", maxUploadBytes: 256, uploadToken: "t0ken")
+                                   uploadPath: "/up", maxUploadBytes: 256,
+                                   uploadAuthorization: { _, field in field == "Bearer t0ken" })
         let body = String(repeating: "m", count: 200)
         func outcome(_ method: String, _ path: String, _ token: String?, chunked: Bool = false) -> RequestParser.Outcome {
             let authorization = token.map { "Authorization: Bearer \($0)\r\n" } ?? ""
