@@ -9,6 +9,7 @@ CONFIGURATION ?= release
 UNITDIR       ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR    ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 PORT        ?= 8080
+SMTP_PORT   ?= 2525
 HOST        ?= 127.0.0.1
 RUN_ARGS    ?=
 PYTHON      := /usr/bin/python3
@@ -29,7 +30,7 @@ TEST_PACKAGES := $(RUN_PACKAGES) chromium chromium-driver python3-selenium pytho
 .PHONY: install install-deps deb package-test run build release test unit-test browser-test screenshots bench fuzz fuzz-http fuzz-smtp fuzz-mime deps test-deps bench-deps test-tools clean
 
 run: deps release
-	./.build/release/mailroom --host $(HOST) --port $(PORT) $(RUN_ARGS)
+	./.build/release/mailroom --host $(HOST) --port $(PORT) --smtp-port $(SMTP_PORT) $(RUN_ARGS)
 
 build: deps
 	$(SWIFT) build

@@ -12,6 +12,13 @@ import SMTP
 
 // `mailroom sendmail ...`, or the binary linked as `sendmail`: hand one message to a running Mailroom.
 let invokedAs = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
+// `mailroom SUBCOMMAND --help` (and `sendmail --help`): that subcommand's own usage, exit 0.
+let subcommand = invokedAs == "sendmail" ? "sendmail" : CommandLine.arguments.dropFirst().first ?? ""
+let subcommandArguments = Array(CommandLine.arguments.dropFirst(invokedAs == "sendmail" ? 1 : 2))
+if let help = Usage.help(for: subcommand), Usage.asksForHelp(subcommandArguments, subcommand: subcommand) {
+    Console.out(help)
+    exit(0)
+}
 if invokedAs == "sendmail" {
     exit(Sendmail.run(Array(CommandLine.arguments.dropFirst())))
 }
@@ -162,8 +169,16 @@ let shownHost = options.server.host.contains(":") ? "[\(options.server.host)]" :
 if let mailPort = server.mailPort, let mail {
     let host = mail.configuration.host
     let shownMailHost = host.contains(":") ? "[\(host)]" : host
+    // What a device needs to know to send here: whether it may (or must) use TLS and log in.
+    var mailNotes: [String] = []
+    if mail.configuration.tls != nil { mailNotes.append("STARTTLS on") }
+    switch mail.configuration.session.authentication {
+    case .passwords: mailNotes.append("AUTH required")
+    case .acceptAny: mailNotes.append("AUTH accepted, not required")
+    case .off: break
+    }
     Console.out("Mailroom listening on http://\(shownHost):\(server.port)/ and smtp://\(shownMailHost):\(mailPort) "
-        + "(\(options.server.threads) threads)")
+        + "(" + (["\(options.server.threads) threads"] + mailNotes).joined(separator: "; ") + ")")
 } else {
     Console.out("Mailroom listening on http://\(shownHost):\(server.port)/ (\(options.server.threads) threads; SMTP off)")
 }
