@@ -85,7 +85,7 @@ do {
         try store.write { transaction in try transaction.replaceAll(with: samples) }
     }
 } catch {
-    Console.error("\(error)")
+    Console.error(DatabaseProblem.explain(error, path: options.databasePath))
     exit(1)
 }
 

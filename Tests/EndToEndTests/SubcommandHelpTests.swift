@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 
 /// Every subcommand answers `--help` with its own usage on standard output and exit status 0,
@@ -40,5 +41,27 @@ import Testing
             #expect(banner.hasSuffix(" \(notes)"), "\(banner)")
             #expect(try server.stop() == 0)
         }
+    }
+}
+
+/// A damaged database stops the start with the file's name and what to do, not a bare SQLite
+/// error about a pragma.
+@Suite struct DamagedDatabaseTests {
+    @Test func aDamagedDatabaseIsNamedWithWhatToDo() throws {
+        let database = ScratchDatabase("damaged")
+        try database.seed(messages: 3)
+        // The rest of the first page (the schema's own b-tree) overwritten, the header kept.
+        guard let file = fopen(database.path, "r+b") else { throw TestFailure("cannot open \(database.path)") }
+        fseek(file, 100, SEEK_SET)
+        let junk = [UInt8](repeating: 0xFF, count: 3_900)
+        fwrite(junk, 1, junk.count, file)
+        fclose(file)
+        let program = try ChildProcess(
+            executable: try MailroomExecutable.path(), arguments: RunningMailroom.arguments(database: database.path))
+        #expect(try program.waitForExit(within: 10) == 1)
+        let said = program.errorText
+        #expect(said.contains("the database \(database.path) is damaged (SQLite error 11"), "\(said)")
+        #expect(said.contains("mailroom check --db \(database.path)") && said.contains("backup"), "\(said)")
+        #expect(!program.outputText.contains("listening"))
     }
 }
