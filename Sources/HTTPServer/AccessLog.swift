@@ -39,16 +39,20 @@ struct AccessLog: Sendable {
 
     /// The end of an SMTP session: who, how long, how many messages stored and refused, and why
     /// it ended.
-    func session(peer: String, started: Clock.Instant, stored: Int, refused: Int, ending: String) {
+    /// `refusals` counts the session's refusing replies by code (a 535 for a wrong login, a 530
+    /// for mail before one, a 552 for a message too large), so a failed login is seen as one.
+    func session(peer: String, started: Clock.Instant, stored: Int, refused: Int, ending: String, refusals: [Int: Int] = [:]) {
         guard isEnabled else { return }
         let seconds = Double(Clock.now.microseconds(since: started)) / 1_000_000
+        let codes = refusals.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
         switch format {
         case .text:
-            emit("\(Clock.timestamp()) \(peer) SMTP session \(String(format3: seconds))s: \(stored) stored, \(refused) refused, \(ending)")
+            emit("\(Clock.timestamp()) \(peer) SMTP session \(String(format3: seconds))s: \(stored) stored, \(refused) refused, \(ending)"
+                + (codes.isEmpty ? "" : "; refusals: \(codes)"))
         case .json:
             emit(LogLine.json([
                 ("time", Clock.timestamp()), ("level", "info"), ("event", "smtp-session"), ("peer", peer),
-                ("seconds", seconds), ("stored", stored), ("refused", refused), ("ending", ending),
+                ("seconds", seconds), ("stored", stored), ("refused", refused), ("ending", ending), ("refusals", codes),
             ]))
         }
     }
@@ -65,6 +69,9 @@ struct AccessLog: Sendable {
 
 /// A log line as one JSON object, keys in the order given, or as text with its controls made visible.
 public enum LogLine {
+    /// Now, in UTC to the second, as every log line starts.
+    public static func timestamp() -> String { Clock.timestamp() }
+
     /// `text` with every control character (C0, DEL and C1) written as an escape that shows:
     /// `\r`, `\n`, `\t`, `\x1b`, `\u{9b}`. A client's bytes in a log line could otherwise start a
     /// forged line (LF), overwrite the start of this one on a terminal (CR), or send terminal

@@ -38,6 +38,8 @@ final class MailConnection {
     private var storedCount = 0
     private var refusedCount = 0
     private var ending = "the client closed the connection"
+    /// The refusing replies sent, by code, for the session's log line.
+    private var refusals: [Int: Int] = [:]
 
     /// Replies of this turn, not yet handed to the socket.
     private var unsent: [UInt8] = []
@@ -144,7 +146,7 @@ final class MailConnection {
         isClosed = true
         // Admitted by the loop before it was made (see `EventLoop.acceptMail`).
         shared.leave(peer)
-        loop.log.session(peer: peer, started: started, stored: storedCount, refused: refusedCount, ending: ending)
+        loop.log.session(peer: peer, started: started, stored: storedCount, refused: refusedCount, ending: ending, refusals: refusals)
         if let sessionDeadline {
             event_del(sessionDeadline)
             event_free(sessionDeadline)
@@ -338,6 +340,7 @@ final class MailConnection {
 
     /// Adds a reply to those going out at the end of this turn (see `flush`).
     private func send(_ reply: Reply) {
+        if reply.isRefusal { refusals[reply.code, default: 0] += 1 }
         // 552: a message refused for its size, announced (MAIL SIZE=) or read.
         if reply.code == 552 {
             refusedCount += 1

@@ -21,13 +21,7 @@ enum Console {
     }
 
     private static func json(_ level: String, _ line: String) -> String {
-        var now = time(nil)
-        var parts = tm()
-        gmtime_r(&now, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let stamp = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
-        return LogLine.json([("time", stamp), ("level", level), ("message", line)]) + "\n"
+        LogLine.json([("time", LogLine.timestamp()), ("level", level), ("message", line)]) + "\n"
     }
 
     private static func write(_ text: String, to fd: Int32) {

@@ -49,7 +49,7 @@ enum MailSetup {
                 case .success(let ids):
                     let names = ids.map { "\($0.rawValue)" }.joined(separator: ",")
                     if log {
-                        Console.out("\(peer) SMTP <\(sender)> \(count) recipient(s) \(size) bytes stored as \(names)")
+                        Console.out("\(LogLine.timestamp()) \(peer) SMTP <\(sender)> \(count) recipient(s) \(size) bytes stored as \(names)")
                     }
                     done(.stored("message " + names))
                 case .failure(let error):

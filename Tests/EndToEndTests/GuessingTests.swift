@@ -53,3 +53,38 @@ import Testing
         #expect(try server.stop() == 0)
     }
 }
+
+/// The log says how an SMTP session went: a failed login is not "0 stored, 0 refused, QUIT" but
+/// names its 535 (and the 530 for mail sent without a login), and a stored message's line has
+/// its time.
+@Suite struct SessionLogTests {
+    @Test func aSessionLineNamesItsRefusalsAndAStoredLineHasItsTime() throws {
+        let folder = ImportExportTests.Folder()
+        let passwords = try folder.write("passwords", "scanner:s3cret\n")
+        let database = ScratchDatabase("session-log")
+        let smtpPort = try FreePort.pick()
+        let program = try ChildProcess(
+            executable: try MailroomExecutable.path(),
+            arguments: ["--port", "0", "--smtp-port", String(smtpPort), "--no-samples", "--db", database.path,
+                        "--public", PackageLocation.publicFolder, "--smtp-password-file", passwords, "--smtp-auth-allow-insecure"])
+        _ = try program.waitForOutputLine(within: 10) { $0.hasPrefix("Mailroom listening on") }
+
+        let failing = try SMTPClient.session(port: smtpPort)
+        #expect(try failing.command("AUTH PLAIN AHNjYW5uZXIAd3Jvbmc=").code == 535)
+        #expect(try failing.command("MAIL FROM:<a@example.test>").code == 530)
+        #expect(try failing.command("QUIT").code == 221)
+        let ended = try program.waitForOutputLine(within: 10) { $0.contains("SMTP session") }
+        #expect(ended.hasSuffix("0 stored, 0 refused, QUIT; refusals: 530 ×1, 535 ×1"), "\(ended)")
+
+        let sending = try SMTPClient.session(port: smtpPort, source: "127.0.0.2")
+        #expect(try sending.command("AUTH PLAIN AHNjYW5uZXIAczNjcmV0").code == 235)
+        #expect(try sending.sendMessage("Subject: Logged\r\n\r\nIn.\r\n").code == 250)
+        let stored = try program.waitForOutputLine(within: 10) { $0.contains(" bytes stored as ") }
+        // 2026-12-02T17:14:38Z 127.0.0.2 SMTP <sender@example.test> ...
+        let stamp = stored.prefix(20)
+        #expect(stamp.count == 20 && stamp.hasSuffix("Z") && stamp.dropFirst(10).first == "T", "\(stored)")
+        #expect(stored.dropFirst(21).hasPrefix("127.0.0.2 SMTP <"), "\(stored)")
+        program.send(SIGTERM)
+        #expect(try program.waitForExit(within: 10) == 0)
+    }
+}
