@@ -1,5 +1,11 @@
-/// A search as a person typed it, understood: the words go to SQLite's full-text index as an FTS5
-/// MATCH expression, and `is:`, `has:`, `before:` and `after:` become filters on columns.
+/// A search as a person typed it, understood: the words go to SQLite's full-text indexes as FTS5
+/// MATCH expressions, and `is:`, `has:`, `before:` and `after:` become filters on columns.
+///
+/// There are two indexes. `search` (unicode61) finds whole words and their prefixes. Scripts
+/// written without spaces between words (Japanese, Chinese, Thai, ...) make one long token of a
+/// whole run, so a word inside it is found through `search_cjk` (trigram), which finds any
+/// substring of three characters or more: a term with such a script and at least three
+/// characters goes there (`substrings`), every other term to `search` (`match`).
 ///
 /// Odd input never fails: quotes, stars, dashes and colons that make no sense are read as text, and
 /// text with nothing searchable in it is dropped. Parsing fails, with one sentence, only when an
@@ -11,8 +17,10 @@ public struct SearchQuery: Hashable, Sendable {
     public var isUnread: Bool?
     /// `is:flagged` → true, `is:unflagged` → false.
     public var isFlagged: Bool?
-    /// `has:attachment`.
+    /// `has:attachment`: the message lists an attachment (an inline image alone is not one).
     public var hasAttachment: Bool
+    /// `has:html`: the message has an HTML body.
+    public var hasHTML: Bool
     /// `before:2026-11-30`: that day's 00:00 UTC in Unix seconds; wanted messages are older.
     public var before: Int64?
     /// `after:2026-11-30`: that day's 00:00 UTC in Unix seconds; wanted messages are this old or newer.
@@ -20,22 +28,46 @@ public struct SearchQuery: Hashable, Sendable {
     /// The FTS5 MATCH expression for the word parts, or nil when the query has no words
     /// (e.g. only `is:unread`). Every user token is written as an FTS5 string ("…" with " doubled),
     /// so nothing a person types can be read as FTS5 syntax.
-    public private(set) var match: String?
+    /// This is `words.expression`: nil when no wanted term goes to the word index, even if some
+    /// left-out ones do (they are in `words.unwanted`).
+    public var match: String? { words.expression }
+    /// The terms for the word index, `search`.
+    public private(set) var words = IndexTerms()
+    /// The terms for the substring index, `search_cjk`: those with a script written without spaces
+    /// and three characters or more, written without `*` (any substring matches already).
+    public private(set) var substrings = IndexTerms()
+    /// `cc:` values: a message matches when its Cc header contains each wanted one and none of the
+    /// unwanted ones (compared without case for ASCII). A wanted one is also a `recipients` term
+    /// of an index, so the index still drives the search.
+    public private(set) var cc: [CCFilter] = []
+
+    /// True when some index has a term to look for: the index drives the search, newest first.
+    public var hasWords: Bool { !words.wanted.isEmpty || !substrings.wanted.isEmpty }
 
     /// True when there is nothing at all to narrow by, as for an empty query or one of punctuation.
     public var isEmpty: Bool {
-        match == nil && isUnread == nil && isFlagged == nil && !hasAttachment && before == nil && after == nil
+        !hasWords && isUnread == nil && isFlagged == nil && !hasAttachment && !hasHTML && before == nil && after == nil
     }
 
     public init(_ text: String) throws(SearchQueryError) {
         self.text = text.trimmed
         hasAttachment = false
+        hasHTML = false
         var terms: [SearchTerm] = []
         var reader = QueryReader(self.text)
         while let part = reader.next() {
             switch part.operator {
-            case nil, .from?, .to?, .subject?:
-                if let term = SearchTerm(part) { terms.append(term) }
+            case nil, .from?, .to?, .subject?, .cc?:
+                guard let term = SearchTerm(part) else { continue }
+                if part.operator == .cc {
+                    cc.append(CCFilter(text: term.text, isExcluded: term.isExcluded))
+                    // Leaving out a Cc is the header's business alone: the index's recipients
+                    // also hold To and the envelope.
+                    if term.isExcluded { continue }
+                }
+                terms.append(term)
+            case .tag?:
+                throw SearchQueryError("Tags can't be searched for yet: remove \"tag:\(part.shown)\".")
             case .is?:
                 try applyIs(part)
             case .has?:
@@ -47,7 +79,47 @@ public struct SearchQuery: Hashable, Sendable {
         if let before, let after, after >= before {
             throw SearchQueryError("before: must be a later day than after:, or nothing can match.")
         }
-        match = try Self.expression(terms)
+        let wanted = terms.filter { !$0.isExcluded }
+        if wanted.isEmpty && (!terms.isEmpty || cc.contains(where: \.isExcluded)) {
+            throw SearchQueryError("A search can't only leave words out: add a word to look for.")
+        }
+        for term in terms {
+            let expression = term.expression
+            switch (term.isSubstring, term.isExcluded) {
+            case (false, false): words.wanted.append(expression)
+            case (false, true): words.unwanted.append(expression)
+            case (true, false): substrings.wanted.append(expression)
+            case (true, true): substrings.unwanted.append(expression)
+            }
+        }
+    }
+
+    /// The FTS5 terms a query gives one index.
+    public struct IndexTerms: Hashable, Sendable {
+        /// Each an FTS5 term (`"scan"*`, `author : "bob"*`); all must match.
+        public var wanted: [String] = []
+        /// Each an FTS5 term; none may match.
+        public var unwanted: [String] = []
+
+        /// Positive terms joined with AND, then each exclusion as NOT (FTS5 cannot run a NOT on
+        /// its own); nil without a positive term.
+        public var expression: String? {
+            guard !wanted.isEmpty else { return nil }
+            var expression = wanted.joined(separator: " AND ")
+            for term in unwanted { expression += " NOT " + term }
+            return expression
+        }
+
+        /// The exclusions joined with OR, for an index that does not drive the search: a message
+        /// that matches this is left out. Nil without exclusions.
+        public var anyUnwanted: String? { unwanted.isEmpty ? nil : unwanted.joined(separator: " OR ") }
+    }
+
+    /// One `cc:` value.
+    public struct CCFilter: Hashable, Sendable {
+        /// Starts and ends with a letter or digit.
+        public var text: String
+        public var isExcluded: Bool
     }
 
     /// The operators a person can type, one line each, for a help text beside the search field.
@@ -58,10 +130,14 @@ public struct SearchQuery: Hashable, Sendable {
         ("-word", "leave out messages with the word"),
         ("from:name", "the sender's name or address contains name"),
         ("to:name", "a recipient's name or address contains name"),
+        ("cc:name", "a Cc recipient's name or address contains name"),
+        ("ann@example.com", "mail from or to that address"),
         ("subject:word", "the subject contains the word"),
+        ("スキャン", "any three or more characters of Japanese, Chinese, Thai or Korean text, even inside a longer word"),
         ("is:unread", "unread messages (is:read for read ones)"),
         ("is:flagged", "flagged messages (is:unflagged for the others)"),
-        ("has:attachment", "messages with an attachment"),
+        ("has:attachment", "messages with an attachment (an inline image is not one)"),
+        ("has:html", "messages with an HTML body"),
         ("after:2026-11-30", "received on or after that day (UTC)"),
         ("before:2026-11-30", "received before that day (UTC)"),
     ]
@@ -85,14 +161,16 @@ public struct SearchQuery: Hashable, Sendable {
     }
 
     private mutating func applyHas(_ part: QueryPart) throws(SearchQueryError) {
-        guard part.text.searchableCore.text.lowercased() == "attachment" else {
-            throw SearchQueryError("\"has:\(part.shown)\" isn't something to search for: use has:attachment.")
+        let value = part.text.searchableCore.text.lowercased()
+        guard value == "attachment" || value == "html" else {
+            throw SearchQueryError("\"has:\(part.shown)\" isn't something to search for: use has:attachment or has:html.")
         }
-        // The filter is a Bool: "without attachments" has no value to be.
+        // The filters are Bools: "without" has no value to be.
         guard !part.isExcluded else {
-            throw SearchQueryError("Messages without attachments can't be searched for: remove -has:attachment.")
+            let what = value == "html" ? "an HTML body" : "attachments"
+            throw SearchQueryError("Messages without \(what) can't be searched for: remove -has:\(value).")
         }
-        hasAttachment = true
+        if value == "html" { hasHTML = true } else { hasAttachment = true }
     }
 
     private mutating func applyDate(_ part: QueryPart) throws(SearchQueryError) {
@@ -114,21 +192,6 @@ public struct SearchQuery: Hashable, Sendable {
     }
 
     // MARK: The FTS5 expression
-
-    /// Positive terms joined with AND, then each exclusion as NOT: FTS5 cannot run a NOT on its own.
-    private static func expression(_ terms: [SearchTerm]) throws(SearchQueryError) -> String? {
-        let wanted = terms.filter { !$0.isExcluded }
-        let unwanted = terms.filter(\.isExcluded)
-        guard !wanted.isEmpty else {
-            guard unwanted.isEmpty else {
-                throw SearchQueryError("A search can't only leave words out: add a word to look for.")
-            }
-            return nil
-        }
-        var expression = wanted.map(\.expression).joined(separator: " AND ")
-        for term in unwanted { expression += " NOT " + term.expression }
-        return expression
-    }
 
     /// `text` as an FTS5 string: in double quotes, with any double quote inside doubled.
     static func fts5String(_ text: some StringProtocol) -> String {
@@ -195,7 +258,7 @@ public struct SearchQueryError: Error, Hashable, Sendable {
 
 /// The `name:` prefixes a query understands; any other `name:value` is text.
 private enum SearchOperator: String, Sendable {
-    case from, to, subject, `is`, has, before, after
+    case from, to, cc, subject, `is`, has, before, after, tag
 }
 
 /// One stretch of a query: a word, a quoted phrase, or an operator with its value, each maybe
@@ -207,6 +270,8 @@ private struct QueryPart: Hashable, Sendable {
     var text: Substring
     /// A `*` came right after a closing quote.
     var isStarred: Bool
+    /// In quotes: words wherever they are, even when they look like an address.
+    var isQuoted = false
 
     /// `text` for an error message, with control characters and line breaks as spaces.
     var shown: String {
@@ -238,7 +303,7 @@ private struct QueryReader {
             guard let first = current, !first.separatesWords else { continue }  // a lone "-"
             if first.isQuote {
                 let (phrase, isStarred) = readPhrase()
-                return QueryPart(isExcluded: isExcluded, text: phrase, isStarred: isStarred)
+                return QueryPart(isExcluded: isExcluded, text: phrase, isStarred: isStarred, isQuoted: true)
             }
             let word = readWord()
             guard let colon = word.unicodeScalars.firstIndex(of: ":"),
@@ -249,7 +314,7 @@ private struct QueryReader {
             let value = Substring(word.unicodeScalars[word.unicodeScalars.index(after: colon)...])
             if value.isEmpty, let next = current, next.isQuote {
                 let (phrase, isStarred) = readPhrase()
-                return QueryPart(isExcluded: isExcluded, operator: name, text: phrase, isStarred: isStarred)
+                return QueryPart(isExcluded: isExcluded, operator: name, text: phrase, isStarred: isStarred, isQuoted: true)
             }
             return QueryPart(isExcluded: isExcluded, operator: name, text: value, isStarred: false)
         }
@@ -284,6 +349,8 @@ private struct QueryReader {
 private struct SearchTerm: Hashable, Sendable {
     enum Column: String, Sendable {
         case subject, author, recipients
+        /// A bare address: mail from or to it.
+        case people = "{author recipients}"
     }
 
     var column: Column?
@@ -291,6 +358,9 @@ private struct SearchTerm: Hashable, Sendable {
     var text: String
     var isPrefix: Bool
     var isExcluded: Bool
+    /// For the substring index: a script written without spaces, and three characters or more
+    /// (the trigram tokenizer finds nothing shorter).
+    var isSubstring: Bool
 
     /// Nil when the part has no letter or digit in it, as for `*`, `""` or an emoji: FTS5 would read
     /// it as a phrase of no words, which matches nothing.
@@ -314,10 +384,19 @@ private struct SearchTerm: Hashable, Sendable {
         switch part.operator {
         // People type part of a name or an address.
         case .from?: (column, isPrefix) = (.author, true)
-        case .to?: (column, isPrefix) = (.recipients, true)
+        case .to?, .cc?: (column, isPrefix) = (.recipients, true)
         case .subject?: column = .subject
-        default: column = nil
+        default: column = !part.isQuoted && Self.isAddress(text) ? .people : nil
         }
+        isSubstring = text.unicodeScalars.count >= 3 && text.unicodeScalars.contains(where: \.isWrittenWithoutSpaces)
+        if isSubstring { isPrefix = false }
+    }
+
+    /// `name@domain`: one word with an `@` that has a letter or digit on both sides.
+    private static func isAddress(_ text: String) -> Bool {
+        let scalars = Array(text.unicodeScalars)
+        guard !scalars.contains(" "), let at = scalars.firstIndex(of: "@") else { return false }
+        return at > 0 && at < scalars.count - 1
     }
 
     /// `"scan"*`, `author : "bob"*`, `subject : "two words"`.
@@ -325,6 +404,30 @@ private struct SearchTerm: Hashable, Sendable {
         let string = SearchQuery.fts5String(text) + (isPrefix ? "*" : "")
         guard let column else { return string }
         return column.rawValue + " : " + string
+    }
+}
+
+extension Unicode.Scalar {
+    /// A character of a script written without spaces between words, which SQLite's unicode61
+    /// tokenizer keeps in one token with its whole run: Thai, Lao, Myanmar, Khmer, Hangul
+    /// (Korean particles join their word), kana, CJK ideographs and their punctuation. All are at
+    /// U+0E00 or above, so their UTF-8 starts with a byte of 0xE0 or more.
+    public var isWrittenWithoutSpaces: Bool {
+        switch value {
+        case 0x0E00...0x0EFF,  // Thai, Lao
+            0x1000...0x109F,  // Myanmar
+            0x1100...0x11FF,  // Hangul Jamo
+            0x1780...0x17FF, 0x19E0...0x19FF,  // Khmer
+            0x2E80...0x2FDF,  // CJK radicals
+            0x3000...0x9FFF,  // CJK punctuation, kana, Bopomofo, Hangul compatibility, ideographs
+            0xA960...0xA97F, 0xAC00...0xD7FF,  // Hangul
+            0xF900...0xFAFF,  // CJK compatibility ideographs
+            0xFF00...0xFFEF,  // full-width and half-width forms
+            0x20000...0x3FFFF:  // CJK extensions
+            true
+        default:
+            false
+        }
     }
 }
 
@@ -349,6 +452,10 @@ private extension Unicode.Scalar {
     }
 }
 
+private extension Unicode.GeneralCategory {
+    var isMark: Bool { self == .nonspacingMark || self == .spacingMark || self == .enclosingMark }
+}
+
 private extension Substring {
     /// The text from the first to the last searchable scalar, and whether a `*` followed the last
     /// one (`scan*`, `scan*)` and `scan.*` all ask for a prefix).
@@ -356,7 +463,14 @@ private extension Substring {
         guard let first = unicodeScalars.firstIndex(where: \.isSearchable),
             let last = unicodeScalars.lastIndex(where: \.isSearchable)
         else { return ("", false) }
-        let after = unicodeScalars[unicodeScalars.index(after: last)...]
-        return (Substring(unicodeScalars[first...last]), after.contains("*"))
+        var end = unicodeScalars.index(after: last)
+        // The marks after a last letter of such a script are part of it (a Thai vowel or tone
+        // mark): the substring index compares characters as they are.
+        if unicodeScalars[first...last].contains(where: \.isWrittenWithoutSpaces) {
+            while end < unicodeScalars.endIndex, unicodeScalars[end].properties.generalCategory.isMark {
+                end = unicodeScalars.index(after: end)
+            }
+        }
+        return (Substring(unicodeScalars[first..<end]), unicodeScalars[end...].contains("*"))
     }
 }

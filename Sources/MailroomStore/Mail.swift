@@ -216,25 +216,35 @@ extension Transaction {
             rank += Rank.gap
             added += 1
         }
-        try run("""
-            INSERT INTO search (rowid, subject, author, recipients, body)
-                SELECT h.id, h.subject, h.author, \(Schema.recipients("h")), searchable(\(Schema.body(of: "b")))
-                FROM headers h JOIN bodies b ON b.id = h.id WHERE h.id >= ? AND h.id < ? AND b.raw_start IS NULL
-            """, [.integer(firstID), .integer(nextID)])
+        let batch = Schema.indexing(
+            id: "h.id", subject: "h.subject", author: "h.author", body: Schema.body(of: "b"),
+            from: "FROM headers h JOIN bodies b ON b.id = h.id WHERE h.id >= ? AND h.id < ? AND b.raw_start IS NULL")
+        for statement in batch { try run(statement, [.integer(firstID), .integer(nextID)]) }
         // A body kept in its raw mail is not read back from it: the reading thread prepared what
         // the index gets. One row per statement, as `VALUES`, which opens no statement journal
         // (and so makes the index flush nothing); the recipients come from the row, as the
         // triggers that take the message out again read them.
-        let words = try database.cached("SELECT h.subject, h.author, \(Schema.recipients("h")) FROM headers h WHERE h.id = ?")
+        let words = try database.cached("""
+            SELECT h.subject, \(Schema.indexedAuthor(id: "h.id", header: "h.author")), \(Schema.indexedRecipients(id: "h.id"))
+            FROM headers h WHERE h.id = ?
+            """)
         for (id, body) in prepared {
             try words.bind([.integer(id)])
             guard try words.step() else {
                 words.reset()
                 throw .invalidData("message \(id) has no headers")
             }
-            let row: [SQLValue] = [.integer(id), .text(try words.text(at: 0)), .text(try words.text(at: 1)), .text(try words.text(at: 2)), .text(body)]
+            let (subject, author, recipients) = (try words.text(at: 0), try words.text(at: 1), try words.text(at: 2))
             words.reset()
-            try run("INSERT INTO search (rowid, subject, author, recipients, body) VALUES (?, ?, ?, ?, ?)", row)
+            try run("INSERT INTO search (rowid, subject, author, recipients, body) VALUES (?, ?, ?, ?, ?)",
+                    [.integer(id), .text(subject), .text(author), .text(recipients), .text(body)])
+            // What the substring index is given, worked out here as `spaceless(...)` works it out
+            // in SQL: nothing at all for mail without such a script.
+            let substrings = [subject, author, recipients, body].map(SearchText.spaceless)
+            if substrings.contains(where: { !$0.isEmpty }) {
+                try run("INSERT INTO search_cjk (rowid, subject, author, recipients, body) VALUES (?, ?, ?, ?, ?)",
+                        [.integer(id)] + substrings.map { .text($0) })
+            }
         }
         try run("UPDATE counters SET value = 0 WHERE name = 'indexed_in_bulk'", [])
         try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(nextRaw), .text("next_raw_id")])
@@ -289,12 +299,14 @@ extension Transaction {
         return true
     }
 
-    /// The row of message `id` that says it was mailed: its envelope and headers, and its raw bytes.
+    /// The row of message `id` that says it was mailed: its envelope and headers, its raw bytes,
+    /// and how many of its parts are listed as attachments (the parts are stored by then).
     private func insertDetails(of mail: IncomingMail, raw: Int64, as id: MessageID) throws(StoreError) {
         try run("""
             INSERT INTO mail (id, raw, envelope_from, envelope_to, from_header, to_header, cc_header, sent_at,
-                              message_id, html, size, peer)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              message_id, html, size, peer, listed_attachments)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
+                    \(mail.attachments.isEmpty ? "0" : "(SELECT count(*) FROM attachments a WHERE a.raw = ?2 AND \(Schema.listedAttachment("a", html: "?10")))"))
             """, [
                 .integer(id.rawValue), .integer(raw), .text(mail.envelopeFrom),
                 .text(mail.envelopeTo.joined(separator: "\n")), .text(mail.fromHeader), .text(mail.toHeader),

@@ -412,7 +412,131 @@ enum Schema {
             ALTER TABLE attachments ADD COLUMN content_length INTEGER;
             ALTER TABLE attachments ADD COLUMN encoding TEXT;
             """),
+        // Searches by address, by substring in scripts written without spaces, and by attachment.
+        //
+        // The index's author of a mailed message is its From header, names and addresses, and
+        // the envelope sender when the header does not name it (`indexedAuthor`): from: finds
+        // an address. Mailed messages are taken out with the words they went in with and put
+        // back with these.
+        //
+        // `search_cjk` (trigram) holds the fields that have Japanese, Chinese, Thai, Korean...
+        // text (`SearchText.spaceless`), so any three characters of such a run are found; other
+        // fields go in as "" and a message with none is not written at all, so mail in other
+        // languages costs it nothing. No sizes per row (`columnsize = 0`): nothing ranks.
+        //
+        // `listed_attachments` counts a mail's parts listed as attachments (`listedAttachment`),
+        // worked out once at intake: has:attachment is a look-up, not a join of every part with
+        // the HTML for every message it meets; the partial index lists, in id order, only the
+        // mail that has some, so a search of has:attachment alone reads those rows, not all.
+        Migration(version: 10, sql: """
+            CREATE VIRTUAL TABLE search_cjk USING fts5(
+                subject, author, recipients, body, content = '', columnsize = 0, tokenize = 'trigram');
+
+            ALTER TABLE mail ADD COLUMN listed_attachments INTEGER NOT NULL DEFAULT 0;
+            UPDATE mail SET listed_attachments =
+                (SELECT count(*) FROM attachments a WHERE a.raw = mail.raw AND \(listedAttachment("a", html: "mail.html")))
+                WHERE raw IN (SELECT raw FROM attachments);
+            CREATE INDEX mail_with_attachments ON mail (id) WHERE listed_attachments > 0;
+
+            INSERT INTO search (search, rowid, subject, author, recipients, body)
+                SELECT 'delete', h.id, h.subject, h.author, \(recipients("h")), searchable(\(body(of: "b")))
+                FROM mail x JOIN headers h ON h.id = x.id JOIN bodies b ON b.id = x.id;
+            INSERT INTO search (rowid, subject, author, recipients, body)
+                SELECT h.id, h.subject, \(indexedAuthor(id: "h.id", header: "h.author")), \(recipients("h")), searchable(\(body(of: "b")))
+                FROM mail x JOIN headers h ON h.id = x.id JOIN bodies b ON b.id = x.id;
+            \(substringIndexing(id: "h.id", subject: "h.subject", author: "h.author", body: body(of: "b"),
+                                from: "FROM headers h JOIN bodies b ON b.id = h.id"))
+
+            DROP TRIGGER index_body;
+            DROP TRIGGER unindex_body;
+            DROP TRIGGER reindex_body;
+            DROP TRIGGER reindexed_body;
+            DROP TRIGGER reindex_words;
+            DROP TRIGGER reindexed_words;
+            CREATE TRIGGER index_body AFTER INSERT ON bodies
+            WHEN (SELECT value FROM counters WHERE name = 'indexed_in_bulk') = 0 BEGIN
+                \(indexing(id: "NEW.id", subject: "h.subject", author: "h.author", body: body(of: "NEW"),
+                           from: "FROM headers h WHERE h.id = NEW.id").joined(separator: "\n"))
+            END;
+            CREATE TRIGGER unindex_body BEFORE DELETE ON bodies BEGIN
+                \(indexing(id: "OLD.id", subject: "h.subject", author: "h.author", body: body(of: "OLD"),
+                           from: "FROM headers h WHERE h.id = OLD.id", delete: true).joined(separator: "\n"))
+            END;
+            CREATE TRIGGER reindex_body BEFORE UPDATE OF body ON bodies BEGIN
+                \(indexing(id: "OLD.id", subject: "h.subject", author: "h.author", body: body(of: "OLD"),
+                           from: "FROM headers h WHERE h.id = OLD.id", delete: true).joined(separator: "\n"))
+            END;
+            CREATE TRIGGER reindexed_body AFTER UPDATE OF body ON bodies BEGIN
+                \(indexing(id: "NEW.id", subject: "h.subject", author: "h.author", body: body(of: "NEW"),
+                           from: "FROM headers h WHERE h.id = NEW.id").joined(separator: "\n"))
+            END;
+            CREATE TRIGGER reindex_words BEFORE UPDATE OF subject, author ON headers BEGIN
+                \(indexing(id: "OLD.id", subject: "OLD.subject", author: "OLD.author", body: body(of: "b"),
+                           from: "FROM bodies b WHERE b.id = OLD.id", delete: true).joined(separator: "\n"))
+            END;
+            CREATE TRIGGER reindexed_words AFTER UPDATE OF subject, author ON headers BEGIN
+                \(indexing(id: "NEW.id", subject: "NEW.subject", author: "NEW.author", body: body(of: "b"),
+                           from: "FROM bodies b WHERE b.id = NEW.id").joined(separator: "\n"))
+            END;
+            """),
     ]
+
+    /// Whether attachment row `attachment` (a table alias) is listed as an attachment of a mail
+    /// whose HTML is `html` (an SQL expression, maybe NULL): every part is, except an inline
+    /// one, which has a Content-ID that the HTML refers to as `cid:` (the Content-ID is kept
+    /// without its angle brackets). The one rule for has:attachment, the list's rows and the
+    /// message page.
+    static func listedAttachment(_ attachment: String, html: String) -> String {
+        "NOT (\(attachment).content_id IS NOT NULL AND \(attachment).content_id != '' "
+            + "AND instr(coalesce(\(html), ''), 'cid:' || \(attachment).content_id) > 0)"
+    }
+
+    /// What the indexes hold as the author of message `id` (an SQL expression): a mailed
+    /// message's From header, with the envelope sender when the header does not name it;
+    /// `header` (the headers' author) for a posted one.
+    static func indexedAuthor(id: String, header: String) -> String {
+        "coalesce((SELECT CASE WHEN x.envelope_from = '' OR instr(lower(x.from_header), lower(x.envelope_from)) > 0 "
+            + "THEN x.from_header ELSE x.from_header || ' ' || x.envelope_from END FROM mail x WHERE x.id = \(id)), \(header))"
+    }
+
+    /// A mailed message's recipients as the indexes hold them, for message `id` (an SQL
+    /// expression); empty for a posted one.
+    static func indexedRecipients(id: String) -> String {
+        "coalesce((SELECT x.to_header || ' ' || x.cc_header || ' ' || replace(x.envelope_to, char(10), ' ') "
+            + "FROM mail x WHERE x.id = \(id)), '')"
+    }
+
+    /// The statements that put one message, or every message `from` selects, into both indexes,
+    /// or with `delete` take it out with exactly the words it went in with: `id`, `subject`,
+    /// `author` (the headers' author) and `body` are SQL expressions over `from` (a FROM clause
+    /// with its WHERE).
+    static func indexing(id: String, subject: String, author: String, body: String, from: String, delete: Bool = false) -> [String] {
+        let command = delete ? "'delete', " : ""
+        let table = delete ? "search, " : ""
+        return [
+            """
+            INSERT INTO search (\(table)rowid, subject, author, recipients, body)
+                SELECT \(command)\(id), \(subject), \(indexedAuthor(id: id, header: author)), \(indexedRecipients(id: id)), searchable(\(body))
+                \(from);
+            """,
+            substringIndexing(id: id, subject: subject, author: author, body: body, from: from, delete: delete),
+        ]
+    }
+
+    /// The statement of `indexing` for the substring index alone: a message with no field for
+    /// it is not written (nor, since the fields are the same, taken out).
+    static func substringIndexing(id: String, subject: String, author: String, body: String, from: String, delete: Bool = false) -> String {
+        let command = delete ? "'delete', " : ""
+        let table = delete ? "search_cjk, " : ""
+        return """
+            INSERT INTO search_cjk (\(table)rowid, subject, author, recipients, body)
+                SELECT \(command)i, s, a, r, b FROM (SELECT \(id) AS i, spaceless(\(subject)) AS s,
+                    spaceless(\(indexedAuthor(id: id, header: author))) AS a, spaceless(\(indexedRecipients(id: id))) AS r,
+                    spaceless(searchable(\(body))) AS b
+                    \(from))
+                WHERE s != '' OR a != '' OR r != '' OR b != '';
+            """
+    }
 
     /// The text of the body row `row` (a table alias, `NEW` or `OLD`): its own, or the part of
     /// its raw mail it points at.

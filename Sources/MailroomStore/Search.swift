@@ -1,8 +1,13 @@
 import MailroomCore
 
 /// Searches: a mailbox's messages that match a `SearchQuery`. With words, they are read through
-/// the FTS5 index newest first (by id), so a page of matches costs what its rows cost; without
+/// an FTS5 index newest first (by id), so a page of matches costs what its rows cost; without
 /// (only filters such as `is:unread`), they come in the mailbox's own order, by rank.
+///
+/// A query can have terms for both indexes (`search` for words, `search_cjk` for substrings of
+/// scripts written without spaces). One drives: the word index when it has a wanted term, else
+/// the substring index. The other's terms are checked for each message the driver yields, by
+/// its id (FTS5 seeks a rowid in its doclists instead of reading them whole).
 extension Reader {
     /// How many matches a page counts before it says "1,000+": a phrase of two common words
     /// costs about 10 ms per thousand matches counted in a million messages.
@@ -80,7 +85,7 @@ extension Reader {
         var found: [(message: Message, key: Int64)] = []
         while try statement.step() {
             let row = try Self.row(statement, body: nil)
-            found.append((row.message, query.match == nil ? row.rank : row.message.id.rawValue))
+            found.append((row.message, query.hasWords ? row.message.id.rawValue : row.rank))
         }
         return found
     }
@@ -88,7 +93,7 @@ extension Reader {
     /// The column that orders matches: the index's own rowid when words drive the search (so
     /// FTS5 reads its matches newest first and stops at the page's end), else the rank.
     static func key(of query: SearchQuery) -> String {
-        query.match == nil ? "m.rank" : "s.rowid"
+        query.hasWords ? "s.rowid" : "m.rank"
     }
 
     /// The SELECT for `query`'s matches in `box`, with `extra` (and its values) as one more
@@ -100,13 +105,35 @@ extension Reader {
         var conditions = ["m.mailbox = ?"]
         var values: [SQLValue] = [.integer(box.rawValue)]
         var from = "messages m"
-        if let match = query.match {
-            // CROSS JOIN keeps the index outside: FTS5 reads its matches once, newest first, and
-            // each is looked up by id. The other way round, SQLite would run the MATCH once for
-            // every message of the mailbox.
-            from = "search s CROSS JOIN messages m ON m.id = s.rowid"
-            conditions.insert("search MATCH ?", at: 0)
-            values.insert(.text(match), at: 0)
+        var drivingValues: [SQLValue] = []
+        // CROSS JOIN keeps the index outside: FTS5 reads its matches once, newest first, and
+        // each is looked up by id. The other way round, SQLite would run the MATCH once for
+        // every message of the mailbox.
+        let indexes = [("search", query.words), ("search_cjk", query.substrings)]
+        let driver = indexes.first { $0.1.expression != nil }
+        for (table, terms) in indexes {
+            if let driver, driver.0 == table, let expression = terms.expression {
+                from = "\(table) s CROSS JOIN messages m ON m.id = s.rowid"
+                conditions.insert("s.\(table) MATCH ?", at: 0)
+                drivingValues.append(.text(expression))
+                continue
+            }
+            for (expression, test) in [(terms.wanted.isEmpty ? nil : terms.wanted.joined(separator: " AND "), "EXISTS"),
+                                       (terms.anyUnwanted, "NOT EXISTS")] {
+                guard let expression else { continue }
+                conditions.append("\(test) (SELECT 1 FROM \(table) o WHERE o.\(table) MATCH ? AND o.rowid = m.id)")
+                values.append(.text(expression))
+            }
+        }
+        values = drivingValues + values
+        // A Cc wanted or left out, compared without ASCII case (the index term found its words
+        // in To, Cc or the envelope alike).
+        for filter in query.cc {
+            let test = "instr(lower(x.cc_header), lower(?)) > 0"
+            conditions.append(filter.isExcluded
+                ? "NOT EXISTS (SELECT 1 FROM mail x WHERE x.id = m.id AND \(test))"
+                : "EXISTS (SELECT 1 FROM mail x WHERE x.id = m.id AND \(test))")
+            values.append(.text(filter.text))
         }
         if let unread = query.isUnread {
             conditions.append("m.unread = ?")
@@ -124,8 +151,16 @@ extension Reader {
             conditions.append("m.created_at >= ?")
             values.append(.integer(after))
         }
-        // No message has attachments until mail arrives over SMTP.
-        if query.hasAttachment { conditions.append("0") }
+        if query.hasAttachment {
+            // Found by words, each match is one look-up; alone, the partial index lists the
+            // (usually few) mail that has attachments, instead of every message being tried.
+            conditions.append(query.hasWords
+                ? "EXISTS (SELECT 1 FROM mail x WHERE x.id = m.id AND x.listed_attachments > 0)"
+                : "m.id IN (SELECT id FROM mail WHERE listed_attachments > 0)")
+        }
+        if query.hasHTML {
+            conditions.append("EXISTS (SELECT 1 FROM mail x WHERE x.id = m.id AND x.html IS NOT NULL)")
+        }
         if !extra.isEmpty {
             conditions.append(extra.replacingKey(with: key(of: query)))
             values += extraValues

@@ -1,4 +1,5 @@
 private import CSQLite
+import MailroomCore
 
 /// What the search index is given of a text: the text itself, less any run of ASCII letters and
 /// digits longer than `longestWord` bytes.
@@ -88,9 +89,15 @@ enum SearchText {
         }
     }
 
+    /// Makes `searchable(text)` and `spaceless(text)` callable from SQL on `handle`.
+    static func register(on handle: OpaquePointer) -> Int32 {
+        let code = registerSearchable(on: handle)
+        return code == SQLITE_OK ? registerSpaceless(on: handle) : code
+    }
+
     /// Makes `searchable(text)` callable from SQL on `handle`: deterministic, and harmless in a
     /// view or trigger. Anything but text (NULL) comes back as it went in.
-    static func register(on handle: OpaquePointer) -> Int32 {
+    static func registerSearchable(on handle: OpaquePointer) -> Int32 {
         sqlite3_create_function_v2(
             handle, "searchable", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil,
             { context, count, arguments in
@@ -107,6 +114,65 @@ enum SearchText {
                 }
                 let kept = SearchText.removing(runs, from: bytes)
                 kept.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { characters in
+                        sqlite3_result_text(context, characters.baseAddress, Int32(characters.count), mailroom_sqlite_transient())
+                    }
+                }
+            },
+            nil, nil, nil)
+    }
+
+    // MARK: The substring index
+
+    /// What the substring index (`search_cjk`, trigram) is given of a text: the text with each run
+    /// of white space and control characters as one space (as a query's terms are written), when
+    /// it has a character of a script written without spaces (`isWrittenWithoutSpaces`); else
+    /// nothing (""), so the index holds no text that the word index finds already. Every such
+    /// character is U+0E00 or above, three bytes or more in UTF-8 starting with 0xE0 or more: a
+    /// text without such a byte, almost all mail outside those languages, is passed over at once.
+    static func spaceless(_ text: String) -> String {
+        var text = text
+        return text.withUTF8 { spaceless($0) } ?? ""
+    }
+
+    /// `spaceless` of UTF-8 `bytes`; nil for "".
+    static func spaceless(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard bytes.contains(where: { $0 >= 0xE0 }) else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.unicodeScalars.contains(where: \.isWrittenWithoutSpaces) else { return nil }
+        var collapsed = String.UnicodeScalarView()
+        var pendingSpace = false
+        for scalar in text.unicodeScalars {
+            if scalar.properties.isWhitespace || scalar.properties.generalCategory == .control {
+                pendingSpace = true
+                continue
+            }
+            if pendingSpace && !collapsed.isEmpty { collapsed.append(" ") }
+            pendingSpace = false
+            collapsed.append(scalar)
+        }
+        return String(collapsed)
+    }
+
+    /// Whether any of `texts` gives the substring index something.
+    static func needsSubstrings(_ texts: String...) -> Bool {
+        texts.contains { !spaceless($0).isEmpty }
+    }
+
+    /// Makes `spaceless(text)` callable from SQL on `handle`; anything but text gives "".
+    static func registerSpaceless(on handle: OpaquePointer) -> Int32 {
+        sqlite3_create_function_v2(
+            handle, "spaceless", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil,
+            { context, count, arguments in
+                guard count == 1, let argument = arguments?[0], sqlite3_value_type(argument) == SQLITE_TEXT,
+                      let text = sqlite3_value_text(argument),
+                      let found = SearchText.spaceless(UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(argument))))
+                else {
+                    sqlite3_result_text(context, "", 0, mailroom_sqlite_transient())
+                    return
+                }
+                var kept = found
+                kept.withUTF8 { buffer in
                     buffer.withMemoryRebound(to: CChar.self) { characters in
                         sqlite3_result_text(context, characters.baseAddress, Int32(characters.count), mailroom_sqlite_transient())
                     }

@@ -7,18 +7,22 @@ struct SearchFlags: Hashable, Sendable, CustomStringConvertible {
     var isUnread: Bool?
     var isFlagged: Bool?
     var hasAttachment = false
+    var hasHTML = false
 
-    init(isUnread: Bool? = nil, isFlagged: Bool? = nil, hasAttachment: Bool = false) {
+    init(isUnread: Bool? = nil, isFlagged: Bool? = nil, hasAttachment: Bool = false, hasHTML: Bool = false) {
         self.isUnread = isUnread
         self.isFlagged = isFlagged
         self.hasAttachment = hasAttachment
+        self.hasHTML = hasHTML
     }
 
     init(_ query: SearchQuery) {
-        self.init(isUnread: query.isUnread, isFlagged: query.isFlagged, hasAttachment: query.hasAttachment)
+        self.init(isUnread: query.isUnread, isFlagged: query.isFlagged, hasAttachment: query.hasAttachment, hasHTML: query.hasHTML)
     }
 
-    var description: String { "unread \(isUnread as Any), flagged \(isFlagged as Any), attachment \(hasAttachment)" }
+    var description: String {
+        "unread \(isUnread as Any), flagged \(isFlagged as Any), attachment \(hasAttachment), html \(hasHTML)"
+    }
 }
 
 /// `before` and `after` as a query sets them, in Unix seconds.
@@ -50,7 +54,11 @@ struct SearchDays: Hashable, Sendable, CustomStringConvertible {
         ("café", #""café""#),
         ("e-mail", #""e-mail""#),
         ("invoice,", #""invoice""#),
-        ("bob@example.com", #""bob@example.com""#),
+        // A bare address is looked for among senders and recipients.
+        ("bob@example.com", #"{author recipients} : "bob@example.com""#),
+        ("-bob@example.com invoice", #""invoice" NOT {author recipients} : "bob@example.com""#),
+        ("@example.com", #""example.com""#),
+        ("bob@", #""bob""#),
         // from: and to: ask for a prefix of their last token; subject: only with a star.
         ("from:bob", #"author : "bob"*"#),
         ("from:bob*", #"author : "bob"*"#),
@@ -58,6 +66,9 @@ struct SearchDays: Hashable, Sendable, CustomStringConvertible {
         (#"from:"Bob Sm"#, #"author : "Bob Sm"*"#),
         ("from:bob@example.com", #"author : "bob@example.com"*"#),
         ("to:ann", #"recipients : "ann"*"#),
+        ("cc:ann", #"recipients : "ann"*"#),
+        ("cc:ann@example.com", #"recipients : "ann@example.com"*"#),
+        ("invoice -cc:ann", #""invoice""#),
         (#"to:"Ann Lee""#, #"recipients : "Ann Lee"*"#),
         ("subject:invoice", #"subject : "invoice""#),
         ("subject:inv*", #"subject : "inv"*"#),
@@ -158,6 +169,8 @@ struct SearchDays: Hashable, Sendable, CustomStringConvertible {
         ("-is:flagged", SearchFlags(isFlagged: false)),
         ("-is:unflagged", SearchFlags(isFlagged: true)),
         ("has:attachment", SearchFlags(hasAttachment: true)),
+        ("has:html", SearchFlags(hasHTML: true)),
+        ("HAS:HTML has:attachment", SearchFlags(hasAttachment: true, hasHTML: true)),
         ("Is:Unread", SearchFlags(isUnread: true)),
         ("IS:READ", SearchFlags(isUnread: false)),
         ("is:FLAGGED", SearchFlags(isFlagged: true)),
@@ -263,9 +276,14 @@ struct SearchDays: Hashable, Sendable, CustomStringConvertible {
         ("before:２０２６-11-30", #""before:２０２６-11-30" isn't a day: write it like before:2026-11-30."#),
         ("is:important", #""is:important" isn't something to search for: "# + Self.isValues),
         ("is:", #""is:" isn't something to search for: "# + Self.isValues),
-        ("has:pdf", #""has:pdf" isn't something to search for: use has:attachment."#),
-        ("has:\"pdf\u{0}file\nx\"", #""has:pdf file x" isn't something to search for: use has:attachment."#),
+        ("has:pdf", #""has:pdf" isn't something to search for: use has:attachment or has:html."#),
+        ("has:\"pdf\u{0}file\nx\"", #""has:pdf file x" isn't something to search for: use has:attachment or has:html."#),
         ("-has:attachment", "Messages without attachments can't be searched for: remove -has:attachment."),
+        ("-has:html", "Messages without an HTML body can't be searched for: remove -has:html."),
+        ("tag:work", #"Tags can't be searched for yet: remove "tag:work"."#),
+        ("invoice TAG:\"to do\"", #"Tags can't be searched for yet: remove "tag:to do"."#),
+        ("-cc:bob", "A search can't only leave words out: add a word to look for."),
+        ("is:unread -cc:bob", "A search can't only leave words out: add a word to look for."),
         ("is:read is:unread", "is:read and is:unread can't both be true."),
         ("is:unread -is:unread", "is:read and is:unread can't both be true."),
         ("is:flagged is:unflagged", "is:flagged and is:unflagged can't both be true."),
@@ -286,7 +304,7 @@ struct SearchDays: Hashable, Sendable, CustomStringConvertible {
 
     @Test func theHelpNamesEveryOperatorAndEachExampleRuns() throws {
         let syntaxes = SearchQuery.operators.map(\.syntax)
-        let names = ["from:", "to:", "subject:", "is:unread", "is:flagged", "has:attachment", "before:", "after:"]
+        let names = ["from:", "to:", "cc:", "subject:", "is:unread", "is:flagged", "has:attachment", "has:html", "before:", "after:", "@"]
         for name in names + ["-", "*", "\""] {
             #expect(syntaxes.contains { $0.contains(name) }, "\(name) is missing from the help")
         }
@@ -295,10 +313,61 @@ struct SearchDays: Hashable, Sendable, CustomStringConvertible {
             #expect(!meaning.isEmpty)
             // After a word, because an exclusion alone cannot run.
             let search = try SearchQuery("invoice " + syntax)
-            let changed = search.match != plain.match || SearchFlags(search) != SearchFlags(plain)
+            let changed = search.words != plain.words || !search.substrings.wanted.isEmpty || SearchFlags(search) != SearchFlags(plain)
                 || search.before != nil || search.after != nil
             #expect(changed, "\(syntax) changes nothing")
         }
+    }
+
+    // MARK: Scripts written without spaces
+
+    @Test(arguments: [
+        // Three characters or more with such a script: the substring index, without a star.
+        ("スキャン", [#""スキャン""#], nil),
+        ("請求書", [#""請求書""#], nil),
+        ("扫描件", [#""扫描件""#], nil),
+        ("แจ้งหนี้", [#""แจ้งหนี้""#], nil),
+        ("회의록", [#""회의록""#], nil),
+        ("スキャン*", [#""スキャン""#], nil),
+        ("subject:スキャン", [#"subject : "スキャン""#], nil),
+        ("from:山田太郎", [#"author : "山田太郎""#], nil),
+        (#""請求書の  スキャン""#, [#""請求書の スキャン""#], nil),
+        ("Mailroomの設定", [#""Mailroomの設定""#], nil),
+        // Fewer: a whole word of the word index.
+        ("請求", [], #""請求""#),
+        ("from:山田", [], #"author : "山田"*"#),
+        ("スキャン invoice", [#""スキャン""#], #""invoice""#),
+    ] as [(String, [String], String?)])
+    func termsWithScriptsWithoutSpacesGoToTheSubstringIndex(query: String, substrings: [String], match: String?) throws {
+        let search = try SearchQuery(query)
+        #expect(search.substrings.wanted == substrings)
+        #expect(search.match == match)
+        #expect(search.hasWords)
+    }
+
+    @Test func exclusionsGoToTheIndexOfTheirTerm() throws {
+        let search = try SearchQuery("スキャン -draft -請求書 -final")
+        #expect(search.match == nil)
+        #expect(search.words.unwanted == [#""draft""#, #""final""#])
+        #expect(search.words.anyUnwanted == #""draft" OR "final""#)
+        #expect(search.substrings.expression == #""スキャン" NOT "請求書""#)
+    }
+
+    @Test func ccIsARecipientsTermAndAFilterOnTheCcHeader() throws {
+        let search = try SearchQuery("cc:Bob invoice -cc:ann")
+        #expect(search.match == #"recipients : "Bob"* AND "invoice""#)
+        #expect(search.cc == [.init(text: "Bob", isExcluded: false), .init(text: "ann", isExcluded: true)])
+    }
+
+    @Test(arguments: ["a", "Z", "1", "é", "ü", "€", "“", "\u{2014}", "Ж", "ש", "ع", "😀"] as [Unicode.Scalar])
+    func scriptsWrittenWithSpacesAreNotSpaceless(scalar: Unicode.Scalar) {
+        #expect(!scalar.isWrittenWithoutSpaces)
+    }
+
+    @Test(arguments: ["あ", "ア", "ｱ", "漢", "中", "ก", "ລ", "ក", "က", "한", "ㄱ", "𠀋", "、"] as [Unicode.Scalar])
+    func scriptsWrittenWithoutSpacesAreSpaceless(scalar: Unicode.Scalar) {
+        #expect(scalar.isWrittenWithoutSpaces)
+        #expect(String(scalar).utf8.first.map { $0 >= 0xE0 } == true)
     }
 
     // MARK: Random queries
@@ -324,7 +393,7 @@ struct SearchDays: Hashable, Sendable, CustomStringConvertible {
                     matched += 1
                     #expect(Self.isWellFormed(match), "\(query.debugDescription) → \(match.debugDescription)")
                 }
-                #expect(search.isEmpty == (search.match == nil && SearchFlags(search) == SearchFlags()
+                #expect(search.isEmpty == (!search.hasWords && SearchFlags(search) == SearchFlags()
                     && search.before == nil && search.after == nil))
             } catch {
                 refused += 1
@@ -391,7 +460,7 @@ private struct MatchReader {
     }
 
     mutating func readTerm() -> Bool {
-        _ = read("subject : ") || read("author : ") || read("recipients : ")
+        _ = read("subject : ") || read("author : ") || read("recipients : ") || read("{author recipients} : ")
         guard read("\"") else { return false }
         var content: [Unicode.Scalar] = []
         while true {

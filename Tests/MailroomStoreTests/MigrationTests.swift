@@ -89,7 +89,7 @@ import Testing
             let store = try Store(path: path)
             defer { store.close() }
             #expect(store.migratedFrom == 3)
-            #expect(try Database(path: path).userVersion == 9)
+            #expect(try Database(path: path).userVersion == Schema.currentVersion)
             let library = try store.library()
             #expect(library.mailboxes.map(\.name) == ["Inbox", "Archive", "Trash", "Projects"])
             #expect(library[.inbox]?.ids.map(\.rawValue) == [9, 4, 2, 1])
@@ -308,13 +308,52 @@ import Testing
         }
     }
 
+    /// `schema-9.sqlite` holds mail taken over SMTP and imported (one body kept in its raw mail),
+    /// indexed with the sender's name alone, and two parts with no Content-ID (so listed).
+    @Test func aSchemaNineFileFindsMailByItsSendersAddressAndAttachments() throws {
+        try withCopy(of: "schema-9.sqlite") { path in
+            #expect(try Database(path: path).userVersion == 9)
+            let store = try Store(path: path)
+            defer { store.close() }
+            #expect(store.migratedFrom == 9)
+            func found(_ text: String, in box: MailboxID) throws -> [Int64] {
+                let query = try SearchQuery(text)
+                return try store.read { reader throws(StoreError) in
+                    try reader.search(query, in: box, from: .top, limit: 50).rows.map(\.id.rawValue)
+                }
+            }
+            let imported = MailboxID(rawValue: 101)
+            #expect(try found("from:scanner@office.test", in: .inbox) == [17])
+            #expect(try found("scanner@office.test", in: .inbox) == [17])
+            #expect(try found("from:scanner", in: .inbox) == [17])
+            #expect(try found("from:reports", in: imported) == [16])
+            #expect(try found("from:keys@example.test", in: imported) == [15])
+            #expect(try found("from:\"night shift\"", in: imported) == [16])
+            #expect(try Set(found("has:attachment", in: .inbox)) == [17])
+            #expect(try found("has:attachment", in: MailboxID(rawValue: 100)) == [11])
+            #expect(try found("has:attachment", in: imported) == [])
+            #expect(try store.integrityCheck() == "ok")
+            // The index took each mail out with the words it had, and now takes the new ones out.
+            try store.write { transaction in
+                _ = try transaction.move([MessageID(15), MessageID(16)], from: imported, to: .trash)
+                _ = try transaction.deletePermanently([MessageID(15), MessageID(16)])
+            }
+            for words in ["author : reports", "author : keys", "author : \"Key Robot\"", "night shift"] {
+                let left = try store.read { reader throws(StoreError) in
+                    try reader.integers("SELECT rowid FROM search WHERE search MATCH ?", [.text(words)])
+                }
+                #expect(left == [], "\(words)")
+            }
+        }
+    }
+
     @Test func aMigratedFileReopensWithoutMigratingAgain() throws {
         try withCopy { path in
             try Store(path: path).close()
             let again = try Store(path: path)
             defer { again.close() }
             #expect(again.migratedFrom == nil)
-            #expect(try Database(path: path).userVersion == 9)
+            #expect(try Database(path: path).userVersion == Schema.currentVersion)
         }
     }
 }
