@@ -101,10 +101,7 @@ struct ListPage {
                 }
                 button(.type(.submit), .class("button")) { "Search" }
             }
-            p(.class("visually-hidden"), .id("search-help")) {
-                "Words match subject, sender and body; word* matches a prefix and \"quoted words\" a phrase. "
-                    + "Narrow with from:, to:, subject:, is:unread, is:flagged, before:YYYY-MM-DD and after:YYYY-MM-DD."
-            }
+            p(.class("visually-hidden"), .id("search-help")) { Self.searchHelp }
             nav(.class("filters"), .aria("label", "Filters")) {
                 // Spaces between the links: words in a text browser, nothing in the flex row.
                 filterLink("All", search: "", id: "filter-all")
@@ -118,6 +115,12 @@ struct ListPage {
             }
         }
     }
+
+    /// The search field's description, from `SearchQuery.operators`, so it names every one.
+    static let searchHelp = "Words match subject, sender and body; word* matches a prefix and \"quoted words\" a phrase; "
+        + "any three characters of Japanese, Chinese, Thai or Korean text are found, even inside a word. Narrow with "
+        + SearchQuery.operators.map(\.syntax).filter { $0.contains(":") }.joined(separator: ", ")
+        + ", or type an address to find mail from or to it."
 
     private func filterLink(_ title: String, search: String, id: String) -> Node {
         var target = ListState.inactive

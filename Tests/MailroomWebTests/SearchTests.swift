@@ -68,6 +68,34 @@ import Testing
         #expect(try found(query) == ids, "q=\(query)")
     }
 
+    @Test func aSubstringOfJapaneseTextIsFoundThroughThePage() throws {
+        _ = try app.post("/mailboxes/inbox", [("action", "add"), ("subject", "請求書のスキャン（3枚）"), ("author", "山田 太郎")])
+        _ = try app.post("/mailboxes/inbox", [("action", "add"), ("subject", "会議の議事録"), ("author", "Ann")])
+        let scan = try #require(app.library[.inbox]?.messages.first { $0.subject.hasPrefix("請求書") }?.id.rawValue)
+        #expect(try found("スキャン") == [String(scan)])
+        #expect(try found("subject:請求書") == [String(scan)])
+        #expect(try found("from:山田") == [String(scan)])
+        #expect(try found("スキャン -請求書") == [])
+    }
+
+    @Test func aTagSearchSaysItIsNotThereYet() throws {
+        let html = try app.get("/mailboxes/inbox?q=tag%3Awork").html
+        #expect(html.tag(id: "search-problem") != nil)
+        #expect(html.contains("Tags can&#39;t be searched for yet") || html.contains("Tags can't be searched for yet"))
+        #expect(html.rowIDs.isEmpty)
+    }
+
+    @Test func theSearchHelpNamesEveryOperator() throws {
+        let html = try app.get("/mailboxes/inbox").html
+        let help = try #require(html.firstRange(of: "id=\"search-help\"")).upperBound
+        let text = html[help...].prefix(while: { $0 != "<" })
+        for syntax in SearchQuery.operators.map(\.syntax) where syntax.contains(":") {
+            #expect(text.contains(syntax), "\(syntax) is missing from the help")
+        }
+        #expect(text.contains("Japanese"))
+        #expect(text.contains("address"))
+    }
+
     @Test func aSearchCoversOnlyItsMailbox() throws {
         #expect(try found("paper", in: "archive") == ["5"])
         #expect(try found("paper") == ["1"])
