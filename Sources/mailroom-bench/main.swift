@@ -8,6 +8,9 @@ import MailroomWeb
 // page read from the store, and a durable change committed to SQLite.
 // `mailroom-bench seed PATH INBOX [ARCHIVE]` instead writes a database for scripts/bench-http.
 
+if CommandLine.arguments.dropFirst().first == "japanese" {
+    exit(Japanese.run(Array(CommandLine.arguments.dropFirst(2))))
+}
 if CommandLine.arguments.dropFirst().first == "seed" {
     exit(Seeding.run(Array(CommandLine.arguments.dropFirst(2))))
 }
