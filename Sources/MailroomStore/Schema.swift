@@ -414,9 +414,8 @@ enum Schema {
             """),
         // Searches by address, by substring in scripts written without spaces, and by attachment.
         //
-        // The index's author of a mailed message is its From header, names and addresses, and
-        // the envelope sender when the header does not name it (`indexedAuthor`): from: finds
-        // an address. Mailed messages are taken out with the words they went in with and put
+        // The index's author of a mailed message is its From header, names and addresses (the
+        // envelope sender when it has none; `indexedAuthor`): from: finds an address. Mailed messages are taken out with the words they went in with and put
         // back with these.
         //
         // `search_cjk` (trigram) holds the fields that have Japanese, Chinese, Thai, Korean...
@@ -492,11 +491,13 @@ enum Schema {
     }
 
     /// What the indexes hold as the author of message `id` (an SQL expression): a mailed
-    /// message's From header, with the envelope sender when the header does not name it;
-    /// `header` (the headers' author) for a posted one.
+    /// message's From header (names and addresses), or its envelope sender when it has none;
+    /// `header` (the headers' author) for a posted one. The envelope sender beside a From header
+    /// is left out: it is mostly a bounce address no one searches for, and it made the word
+    /// index of the 1 GB import bench about 15% larger.
     static func indexedAuthor(id: String, header: String) -> String {
-        "coalesce((SELECT CASE WHEN x.envelope_from = '' OR instr(lower(x.from_header), lower(x.envelope_from)) > 0 "
-            + "THEN x.from_header ELSE x.from_header || ' ' || x.envelope_from END FROM mail x WHERE x.id = \(id)), \(header))"
+        "coalesce((SELECT CASE WHEN x.from_header = '' THEN x.envelope_from ELSE x.from_header END "
+            + "FROM mail x WHERE x.id = \(id)), \(header))"
     }
 
     /// A mailed message's recipients as the indexes hold them, for message `id` (an SQL

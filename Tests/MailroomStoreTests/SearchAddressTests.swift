@@ -49,11 +49,22 @@ import Testing
             for text in ["from:taro", "from:taro@example.test", "taro@example.test", "from:山田", "from:太郎", "FROM:TARO"] {
                 #expect(try Self.found(text, in: store) == [ids[1]], "\(text)")
             }
-            // The envelope sender counts when the header does not name it.
-            #expect(try Self.found("from:bounce", in: store) == [ids[0]])
+            // The envelope sender counts only for mail without a From header.
+            #expect(try Self.found("from:bounce", in: store) == [])
             #expect(try Self.found("from:ann@else.test", in: store) == [ids[0]])
             #expect(try Self.found("from:nobody", in: store) == [])
             #expect(try store.integrityCheck() == "ok")
+        }
+    }
+
+    @Test func mailWithoutAFromHeaderIsFoundByItsEnvelopeSender() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            let id = try store.write {
+                try $0.addMail(Self.mail("No From", from: "", envelopeFrom: "cron@nas.test"), to: [.inbox], at: 1_000)
+            }[0].rawValue
+            #expect(try Self.found("from:cron@nas.test", in: store) == [id])
         }
     }
 
