@@ -149,6 +149,15 @@ import Testing
         }
     }
 
+    @Test func whatSeparatesWordsIsUnicodesWhiteSpaceAndControlCharacters() {
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let expected = scalar.properties.isWhitespace || scalar.properties.generalCategory == .control
+            #expect(SearchText.separatesWords(scalar) == expected, "U+\(String(value, radix: 16))")
+            if SearchText.separatesWords(scalar) != expected { return }
+        }
+    }
+
     @Test func spacelessKeepsOnlyTextWithSuchAScriptWithWhiteSpaceCollapsed() {
         #expect(SearchText.spaceless("plain text é ü") == "")
         #expect(SearchText.spaceless("") == "")
