@@ -4,7 +4,8 @@ import MailroomCore
 /// One message brought in from an mbox file or a Maildir, read and parsed, ready to store.
 public struct ImportedMail: Sendable {
     public var mail: IncomingMail
-    /// The SHA-256 of its bytes: a message already imported is skipped.
+    /// What it is known by (`ImportKey` in MailroomMail: the SHA-256 of its bytes less what an
+    /// mbox export adds): a message already imported is skipped.
     public var key: [UInt8]
     /// Keys an older import may have kept the same message under: a message kept with one of
     /// them is skipped too (see `ImportKey.formerKeys` in MailroomMail).
@@ -190,7 +191,7 @@ extension Transaction {
     }
 
     /// Stores imported `messages` on top of `box`, in order, each unless a message with the same
-    /// import key (the SHA-256 of its bytes) is already kept, in this batch or before: how many
+    /// import key (or one of its former keys) is already kept, in this batch or before: how many
     /// were added. The counters and the mailbox's top are read once and written once for the
     /// whole batch, so a message costs only its own rows.
     public func importMail(_ messages: [ImportedMail], to box: MailboxID) throws(StoreError) -> Int {
