@@ -196,13 +196,16 @@ public enum ImportKey {
     /// The key and the former keys (see `formerKeys`) of `raw`, the message as read.
     public static func keys(for raw: [UInt8]) -> (key: [UInt8], former: [[UInt8]]) {
         let comparable = Self.comparable(raw)
-        return (MailDigest.sha256(comparable), formerKeys(for: raw, comparable: comparable))
+        return (MailDigest.sha256(comparable.bytes), formerKeys(for: raw, comparable: comparable))
     }
 
-    /// The bytes the key is taken over.
-    static func comparable(_ raw: [UInt8]) -> [UInt8] {
+    /// The bytes the key is taken over, and whether a `>` was left out of them (when not, they
+    /// are `raw` up to its final line ends).
+    static func comparable(_ raw: [UInt8]) -> (bytes: [UInt8], unquoted: Bool) {
         var end = raw.count
         while end > 0 && (raw[end - 1] == 10 || raw[end - 1] == 13) { end -= 1 }
+        // Most mail has no line that starts with `>`: one search finds that, and one copy is the key's bytes.
+        guard Self.hasQuotedFrom(raw, before: end) else { return (Array(raw[0..<end]), false) }
         var out: [UInt8] = []
         out.reserveCapacity(end)
         raw.withUnsafeBytes { bytes in
@@ -210,8 +213,7 @@ public enum ImportKey {
             while start < end {
                 var text = start
                 while text < end && bytes[text] == UInt8(ascii: ">") { text += 1 }
-                let quoted = text > start && text + 5 <= end && bytes[text] == 70 && bytes[text + 1] == 114
-                    && bytes[text + 2] == 111 && bytes[text + 3] == 109 && bytes[text + 4] == 32
+                let quoted = text > start && Self.isFrom(bytes, at: text, before: end)
                 let stop: Int
                 if let base = bytes.baseAddress, let found = memchr(base + start, 10, end - start) {
                     stop = base.distance(to: UnsafeRawPointer(found)) + 1
@@ -222,7 +224,32 @@ public enum ImportKey {
                 start = stop
             }
         }
-        return out
+        return (out, true)
+    }
+
+    /// Whether a line of `raw[0..<end]` is `From ` after one or more `>`.
+    private static func hasQuotedFrom(_ raw: [UInt8], before end: Int) -> Bool {
+        raw.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            var index = 0
+            while index < end, let found = memchr(base + index, Int32(UInt8(ascii: ">")), end - index) {
+                let at = base.distance(to: UnsafeRawPointer(found))
+                if at == 0 || bytes[at - 1] == 10 {
+                    var text = at
+                    while text < end && bytes[text] == UInt8(ascii: ">") { text += 1 }
+                    if Self.isFrom(bytes, at: text, before: end) { return true }
+                    index = text
+                } else {
+                    index = at + 1
+                }
+            }
+            return false
+        }
+    }
+
+    private static func isFrom(_ bytes: UnsafeRawBufferPointer, at index: Int, before end: Int) -> Bool {
+        index + 5 <= end && bytes[index] == 70 && bytes[index + 1] == 114 && bytes[index + 2] == 111
+            && bytes[index + 3] == 109 && bytes[index + 4] == 32
     }
 
     /// The keys a message may already be kept under in a file imported into by a Mailroom whose
@@ -234,13 +261,14 @@ public enum ImportKey {
     /// An import looks these up beside the key, rather than a migration rewriting the kept keys:
     /// the store cannot take a SHA-256 (only this module links OpenSSL), and a lookup is one
     /// probe of the keys' index for each message.
-    static func formerKeys(for raw: [UInt8], comparable: [UInt8]) -> [[UInt8]] {
+    static func formerKeys(for raw: [UInt8], comparable: (bytes: [UInt8], unquoted: Bool)) -> [[UInt8]] {
+        // Without a `>` left out, the key's bytes are a prefix of `raw`: equal when as long.
+        let length = comparable.bytes.count
         var former: [[UInt8]] = []
-        if raw != comparable { former.append(MailDigest.sha256(raw)) }
+        if comparable.unquoted || raw.count != length { former.append(MailDigest.sha256(raw)) }
         if raw.last == 10 {
             let cut = raw.count >= 2 && raw[raw.count - 2] == 13 ? 2 : 1
-            let shorter = Array(raw.dropLast(cut))
-            if shorter != comparable { former.append(MailDigest.sha256(shorter)) }
+            if comparable.unquoted || raw.count - cut != length { former.append(MailDigest.sha256(Array(raw.dropLast(cut)))) }
         }
         return former
     }

@@ -189,6 +189,8 @@ import Testing
         #expect(key("Subject: s\n\nBody\n") != key("Subject: s\r\n\r\nBody\r\n"))
         #expect(key("Subject: s\n\n> From a\n") != key("Subject: s\n\n From a\n"))
         #expect(key("Subject: s\n\n>Fromage\n") != key("Subject: s\n\nFromage\n"))
+        #expect(key("Subject: s\n\nA >From b\n") != key("Subject: s\n\nA From b\n"))
+        #expect(key("Subject: s\n\n>> x\n>From b\n") == key("Subject: s\n\n>> x\nFrom b\n"))
         #expect(key("Subject: s\n\nBody\n\nmore") != key("Subject: s\n\nBody\nmore"))
     }
 
