@@ -15,8 +15,9 @@ enum Transfer {
                mailroom import --url http://HOST:PORT [--token-file FILE] [--as-message] --mailbox NAME FILE|MAILDIR...
                mailroom export [--db PATH] --mailbox NAME [OUT]
         import reads mbox files (and single .eml messages) and Maildirs (cur and new) into the mailbox NAME,
-        made when missing; a file that is neither is refused, or with --as-message taken as one message. Without --url it writes the file itself (Mailroom must not be running on it);
-        with --url it sends the mail to a running Mailroom. Mail imported before is skipped, so an
+        made when missing; a file neither an mbox nor a message is refused (--as-message takes it whole).
+        Without --url it writes the file itself (Mailroom must not be running on it); with --url it
+        sends the mail to a running Mailroom. Mail imported before is skipped, so an
         interrupted import can simply be run again. export writes NAME as an mbox file (standard output
         without OUT); mail is written byte for byte as it arrived.
         """
