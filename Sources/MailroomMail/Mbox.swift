@@ -183,3 +183,160 @@ public enum MboxWriter {
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) \(parts.tm_year + 1900)"
     }
 }
+
+/// What `mailroom import` knows a message by, so that a message is imported once however it
+/// travelled: the SHA-256 of its bytes less what an mbox round trip changes. `MboxWriter` ends a
+/// message that lacked a final newline with one, and quotes `From ` lines that `MboxScanner`
+/// unquotes; other tools quote the mboxo way (`From ` only) or not at all. So the key is taken
+/// over the bytes without the line ends at their very end and with every `>` before a line's
+/// `From ` left out. The same key comes out of the message as read from the original file
+/// offline, as sent to a running Mailroom (which gets it as mbox, a final newline added), and
+/// as read back from an export.
+public enum ImportKey {
+    /// The key and the former keys (see `formerKeys`) of `raw`, the message as read.
+    public static func keys(for raw: [UInt8]) -> (key: [UInt8], former: [[UInt8]]) {
+        let comparable = Self.comparable(raw)
+        return (MailDigest.sha256(comparable.bytes), formerKeys(for: raw, comparable: comparable))
+    }
+
+    /// The bytes the key is taken over, and whether a `>` was left out of them (when not, they
+    /// are `raw` up to its final line ends).
+    static func comparable(_ raw: [UInt8]) -> (bytes: [UInt8], unquoted: Bool) {
+        var end = raw.count
+        while end > 0 && (raw[end - 1] == 10 || raw[end - 1] == 13) { end -= 1 }
+        // Most mail has no line that starts with `>`: one search finds that, and one copy is the key's bytes.
+        guard Self.hasQuotedFrom(raw, before: end) else { return (Array(raw[0..<end]), false) }
+        var out: [UInt8] = []
+        out.reserveCapacity(end)
+        raw.withUnsafeBytes { bytes in
+            var start = 0
+            while start < end {
+                var text = start
+                while text < end && bytes[text] == UInt8(ascii: ">") { text += 1 }
+                let quoted = text > start && Self.isFrom(bytes, at: text, before: end)
+                let stop: Int
+                if let base = bytes.baseAddress, let found = memchr(base + start, 10, end - start) {
+                    stop = base.distance(to: UnsafeRawPointer(found)) + 1
+                } else {
+                    stop = end
+                }
+                out.append(contentsOf: bytes[(quoted ? text : start)..<stop])
+                start = stop
+            }
+        }
+        return (out, true)
+    }
+
+    /// Whether a line of `raw[0..<end]` is `From ` after one or more `>`.
+    private static func hasQuotedFrom(_ raw: [UInt8], before end: Int) -> Bool {
+        raw.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            var index = 0
+            while index < end, let found = memchr(base + index, Int32(UInt8(ascii: ">")), end - index) {
+                let at = base.distance(to: UnsafeRawPointer(found))
+                if at == 0 || bytes[at - 1] == 10 {
+                    var text = at
+                    while text < end && bytes[text] == UInt8(ascii: ">") { text += 1 }
+                    if Self.isFrom(bytes, at: text, before: end) { return true }
+                    index = text
+                } else {
+                    index = at + 1
+                }
+            }
+            return false
+        }
+    }
+
+    private static func isFrom(_ bytes: UnsafeRawBufferPointer, at index: Int, before end: Int) -> Bool {
+        index + 5 <= end && bytes[index] == 70 && bytes[index + 1] == 114 && bytes[index + 2] == 111
+            && bytes[index + 3] == 109 && bytes[index + 4] == 32
+    }
+
+    /// The keys a message may already be kept under in a file imported into by a Mailroom whose
+    /// key was the SHA-256 of the bytes as read: of `raw` (the same file imported again, offline,
+    /// or through a running Mailroom, which was sent each message with a final newline), and of
+    /// `raw` less its final line end (an export of a message that had none). Keys equal to the
+    /// key are left out: a message that ends in one newline and has no quoted line has one.
+    ///
+    /// An import looks these up beside the key, rather than a migration rewriting the kept keys:
+    /// the store cannot take a SHA-256 (only this module links OpenSSL), and a lookup is one
+    /// probe of the keys' index for each message.
+    static func formerKeys(for raw: [UInt8], comparable: (bytes: [UInt8], unquoted: Bool)) -> [[UInt8]] {
+        // Without a `>` left out, the key's bytes are a prefix of `raw`: equal when as long.
+        let length = comparable.bytes.count
+        var former: [[UInt8]] = []
+        if comparable.unquoted || raw.count != length { former.append(MailDigest.sha256(raw)) }
+        if raw.last == 10 {
+            let cut = raw.count >= 2 && raw[raw.count - 2] == 13 ? 2 : 1
+            if comparable.unquoted || raw.count - cut != length { former.append(MailDigest.sha256(Array(raw.dropLast(cut)))) }
+        }
+        return former
+    }
+}
+
+/// What a file given to `mailroom import` (or a body sent to `POST /api/v1/import`) holds, told
+/// from its first bytes: an mbox starts with a postmark; a file without one is imported as one
+/// message only when it starts with a header such as a mailer writes (an `.eml` file), so that a
+/// picture or a note named by mistake is refused rather than stored as an unreadable message.
+public enum MailFile: Equatable, Sendable {
+    case empty
+    case mbox
+    case message
+    /// Neither an mbox nor a message.
+    case other
+
+    /// How many bytes from the start `init(start:isWhole:)` wants to see.
+    public static let lookedAt = 64 << 10
+
+    /// Header names that mark a message: one of them must be in the header, so that a note whose
+    /// lines happen to read `Word: text` is not taken for mail.
+    static let mailHeaders: Set<String> = [
+        "from", "sender", "reply-to", "to", "cc", "bcc", "subject", "date", "message-id", "in-reply-to",
+        "references", "received", "return-path", "delivered-to", "mime-version", "content-type",
+        "content-transfer-encoding", "dkim-signature", "resent-from", "resent-date", "x-mailer", "user-agent",
+    ]
+
+    /// Judges `bytes`, the file's start (up to `lookedAt` bytes); `isWhole` when that is the whole
+    /// file, so its last line is complete even without a newline.
+    public init(start bytes: ArraySlice<UInt8>, isWhole: Bool) {
+        if bytes.isEmpty {
+            self = .empty
+        } else if bytes.starts(with: Array("From ".utf8)) {
+            self = .mbox
+        } else {
+            self = Self.startsWithHeader(bytes, isWhole: isWhole) ? .message : .other
+        }
+    }
+
+    /// Whether every line before the first empty one (or the end of what is seen) is a header
+    /// field (`Name: value`, a name of printable ASCII without a colon) or folds the one before,
+    /// and one of them is a mail header.
+    private static func startsWithHeader(_ bytes: ArraySlice<UInt8>, isWhole: Bool) -> Bool {
+        var sawMailHeader = false
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            guard let newline = bytes[start...].firstIndex(of: 10) else {
+                // A last line cut off by the end of what is seen is not judged.
+                if !isWhole { break }
+                return field(bytes[start...], first: start == bytes.startIndex, sawMailHeader: &sawMailHeader) && sawMailHeader
+            }
+            var line = bytes[start..<newline]
+            if line.last == 13 { line = line.dropLast() }
+            if line.isEmpty { break }
+            guard field(line, first: start == bytes.startIndex, sawMailHeader: &sawMailHeader) else { return false }
+            start = newline + 1
+        }
+        return sawMailHeader
+    }
+
+    private static func field(_ line: ArraySlice<UInt8>, first: Bool, sawMailHeader: inout Bool) -> Bool {
+        if let lead = line.first, lead == 32 || lead == 9 { return !first }
+        guard let colon = line.firstIndex(of: 58), colon > line.startIndex,
+              line[line.startIndex..<colon].allSatisfy({ (33...126).contains($0) })
+        else { return false }
+        if mailHeaders.contains(String(decoding: line[line.startIndex..<colon], as: UTF8.self).lowercased()) {
+            sawMailHeader = true
+        }
+        return true
+    }
+}

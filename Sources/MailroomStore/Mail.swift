@@ -4,8 +4,12 @@ import MailroomCore
 /// One message brought in from an mbox file or a Maildir, read and parsed, ready to store.
 public struct ImportedMail: Sendable {
     public var mail: IncomingMail
-    /// The SHA-256 of its bytes: a message already imported is skipped.
+    /// What it is known by (`ImportKey` in MailroomMail: the SHA-256 of its bytes less what an
+    /// mbox export adds): a message already imported is skipped.
     public var key: [UInt8]
+    /// Keys an older import may have kept the same message under: a message kept with one of
+    /// them is skipped too (see `ImportKey.formerKeys` in MailroomMail).
+    public var formerKeys: [[UInt8]]
     public var time: Int64
     public var isUnread: Bool
     public var isFlagged: Bool
@@ -19,9 +23,10 @@ public struct ImportedMail: Sendable {
     let preview: String?
     public var size: Int { mail.raw.count }
 
-    public init(mail: IncomingMail, key: [UInt8], time: Int64, isUnread: Bool, isFlagged: Bool) {
+    public init(mail: IncomingMail, key: [UInt8], time: Int64, isUnread: Bool, isFlagged: Bool, formerKeys: [[UInt8]] = []) {
         self.mail = mail
         self.key = key
+        self.formerKeys = formerKeys
         self.time = time
         self.isUnread = isUnread
         self.isFlagged = isFlagged
@@ -186,7 +191,7 @@ extension Transaction {
     }
 
     /// Stores imported `messages` on top of `box`, in order, each unless a message with the same
-    /// import key (the SHA-256 of its bytes) is already kept, in this batch or before: how many
+    /// import key (or one of its former keys) is already kept, in this batch or before: how many
     /// were added. The counters and the mailbox's top are read once and written once for the
     /// whole batch, so a message costs only its own rows.
     public func importMail(_ messages: [ImportedMail], to box: MailboxID) throws(StoreError) -> Int {
@@ -202,7 +207,7 @@ extension Transaction {
         try run("UPDATE counters SET value = 1 WHERE name = 'indexed_in_bulk'", [])
         for imported in messages {
             let mail = imported.mail
-            guard try storeRaw(mail, as: nextRaw, importKey: imported.key) else { continue }
+            guard try !isKept(underAnyOf: imported.formerKeys), try storeRaw(mail, as: nextRaw, importKey: imported.key) else { continue }
             if imported.bodyInRaw != nil, let body = imported.indexedBody { prepared.append((nextID, body)) }
             let raw = nextRaw
             nextRaw += 1
@@ -266,6 +271,19 @@ extension Transaction {
             ids.append(message.id)
         }
         return ids
+    }
+
+    /// Whether a kept message has one of `keys` as its import key.
+    private func isKept(underAnyOf keys: [[UInt8]]) throws(StoreError) -> Bool {
+        guard !keys.isEmpty else { return false }
+        let lookup = try database.cached("SELECT 1 FROM raw_mail WHERE import_key = ?")
+        for key in keys {
+            try lookup.bind([.blob(key)])
+            let found = try lookup.step()
+            lookup.reset()
+            if found { return true }
+        }
+        return false
     }
 
     /// Writes `mail`'s raw bytes (and what was parsed of its parts) as raw message `raw`; with an

@@ -271,10 +271,12 @@ extension MailroomApp {
     /// The largest body `POST /api/v1/import` takes (the server lets it past `--max-body`).
     public static let maximumImportBytes = 64 << 20
 
-    /// `POST /api/v1/import?mailbox=NAME[&unread=0|1][&flagged=0|1]` with an mbox file as the body
-    /// (`Content-Type: application/mbox`; a single message as `message/rfc822`): each message is
-    /// stored at the top of the mailbox NAME (made when missing), in the file's order, all in one
-    /// commit; a message whose exact bytes were imported before is skipped.
+    /// `POST /api/v1/import?mailbox=NAME[&unread=0|1][&flagged=0|1][&as-message=1]` with an mbox
+    /// file as the body (`Content-Type: application/mbox`; a single message as `message/rfc822`):
+    /// each message is stored at the top of the mailbox NAME (made when missing), in the file's
+    /// order, all in one commit; a message imported before (`ImportKey`) is skipped. A body that
+    /// is neither an mbox nor a message (`MailFile.other`) is refused with 422, nothing stored,
+    /// unless `as-message=1`, which takes the body as one message whatever it holds.
     private func apiImport(_ request: Request) throws(HTTPError) -> Response {
         let type = request.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: " \t").lowercased() ?? ""
         guard type == "application/mbox" || type == "message/rfc822" else {
@@ -290,12 +292,18 @@ extension MailroomApp {
         }
         let unread = try flag("unread")
         let flagged = try flag("flagged")
+        let asMessage = try flag("as-message") ?? false
+        let shape = MailFile(start: request.body.prefix(MailFile.lookedAt), isWhole: request.body.count <= MailFile.lookedAt)
+        guard asMessage || shape != .other else {
+            throw HTTPError(.unprocessableContent, MailImport.notMail(
+                "The body", remedy: "To import it as one message all the same, add as-message=1 to the query."))
+        }
         let time = now()
         var messages: [ImportedMail] = []
         let prepare = { (raw: [UInt8], sender: String?) in
             messages.append(MailImport.prepare(raw, sender: sender, isUnread: unread, isFlagged: flagged, now: time))
         }
-        if type == "message/rfc822" {
+        if type == "message/rfc822" || asMessage {
             prepare(request.body, nil)
         } else {
             var scanner = MboxScanner()

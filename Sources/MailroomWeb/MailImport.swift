@@ -4,7 +4,8 @@ import MailroomMail
 import MailroomStore
 
 /// What `mailroom import` and `POST /api/v1/import` share: a message read, parsed as SMTP mail
-/// is, and stored in the mailbox named, unless its exact bytes were imported before.
+/// is, and stored in the mailbox named, unless it was imported before (`ImportKey`: the same
+/// bytes, but for what an mbox export adds).
 public enum MailImport {
     /// Parses one message (on the calling thread). Its time in the list is its Date, else `now`.
     /// Its state comes from the caller (a Maildir's flags), else from the `Status: RO` and
@@ -12,9 +13,17 @@ public enum MailImport {
     public static func prepare(_ raw: [UInt8], sender: String?, isUnread: Bool? = nil, isFlagged: Bool? = nil, now: Int64) -> ImportedMail {
         let mail = MailroomApp.incoming(raw, from: sender ?? "", to: [], peer: "import")
         let state = isUnread == nil || isFlagged == nil ? Self.mboxState(raw) : (isUnread: true, isFlagged: false)
+        let keys = ImportKey.keys(for: raw)
         return ImportedMail(
-            mail: mail, key: MailDigest.sha256(raw), time: mail.sentAt ?? now,
-            isUnread: isUnread ?? state.isUnread, isFlagged: isFlagged ?? state.isFlagged)
+            mail: mail, key: keys.key, time: mail.sentAt ?? now,
+            isUnread: isUnread ?? state.isUnread, isFlagged: isFlagged ?? state.isFlagged, formerKeys: keys.former)
+    }
+
+    /// Why `what` (a file's name, or "The body") is not imported when it is `MailFile.other`, and
+    /// `remedy`: how to import it as one message all the same.
+    public static func notMail(_ what: String, remedy: String) -> String {
+        "\(what) is neither an mbox file (it does not start with a \"From \" line) nor a mail message (it has no "
+            + "header such as From: or Subject:), so nothing was imported. \(remedy)"
     }
 
     /// Stores `messages` at the top of `box`, in order: how many were added and how many skipped.

@@ -11,12 +11,13 @@ import MailroomWeb
 /// out as mbox.
 enum Transfer {
     static let usage = """
-        Usage: mailroom import [--db PATH] --mailbox NAME FILE|MAILDIR...
-               mailroom import --url http://HOST:PORT [--token-file FILE] --mailbox NAME FILE|MAILDIR...
+        Usage: mailroom import [--db PATH] [--as-message] --mailbox NAME FILE|MAILDIR...
+               mailroom import --url http://HOST:PORT [--token-file FILE] [--as-message] --mailbox NAME FILE|MAILDIR...
                mailroom export [--db PATH] --mailbox NAME [OUT]
         import reads mbox files (and single .eml messages) and Maildirs (cur and new) into the mailbox NAME,
-        made when missing. Without --url it writes the file itself (Mailroom must not be running on it);
-        with --url it sends the mail to a running Mailroom. Mail imported before is skipped, so an
+        made when missing; a file neither an mbox nor a message is refused (--as-message takes it whole).
+        Without --url it writes the file itself (Mailroom must not be running on it); with --url it
+        sends the mail to a running Mailroom. Mail imported before is skipped, so an
         interrupted import can simply be run again. export writes NAME as an mbox file (standard output
         without OUT); mail is written byte for byte as it arrived.
         """
@@ -26,6 +27,7 @@ enum Transfer {
         var url: String?
         var tokenFile: String?
         var mailbox: String?
+        var asMessage = false
         var paths: [String] = []
 
         init?(_ arguments: [String]) {
@@ -43,6 +45,11 @@ enum Transfer {
                     default: mailbox = value
                     }
                     index += 2
+                    continue
+                }
+                if argument == "--as-message" {
+                    asMessage = true
+                    index += 1
                     continue
                 }
                 if argument.hasPrefix("-") && argument != "-" { return nil }
@@ -63,9 +70,11 @@ enum Transfer {
             Console.error(usage)
             return 64
         }
+        // Every file is opened and looked at before anything is stored, so a file refused as not
+        // mail leaves the mailbox as it was.
         let sources: [Source]
         do {
-            sources = try arguments.paths.map(Source.init)
+            sources = try arguments.paths.map { path throws(TransferFailure) in try Source(path, asMessage: arguments.asMessage) }
         } catch {
             Console.error("import: \(error.description)")
             return 1
@@ -174,6 +183,8 @@ struct TransferFailure: Error, CustomStringConvertible {
 struct Source {
     enum Kind {
         case mbox
+        /// A file that is neither an mbox nor a message, taken whole as one message (`--as-message`).
+        case whole
         case maildir([MaildirEntry])
     }
 
@@ -184,7 +195,9 @@ struct Source {
     /// A Maildir's files that are not messages (symbolic links, folders, pipes): never read.
     var skipped: [Maildir.Skipped] = []
 
-    init(_ path: String) throws(TransferFailure) {
+    /// Refuses a file that is neither an mbox nor a mail message (`MailFile.other`) unless
+    /// `asMessage`.
+    init(_ path: String, asMessage: Bool = false) throws(TransferFailure) {
         self.path = path
         if Maildir.isFolder(path) {
             guard Maildir.isMaildir(path), let (entries, skipped) = Maildir.listing(at: path) else {
@@ -200,9 +213,41 @@ struct Source {
             var info = stat()
             guard stat(path, &info) == 0 else { throw TransferFailure("cannot read \(path): \(String(cString: strerror(errno)))") }
             guard access(path, R_OK) == 0 else { throw TransferFailure("cannot read \(path): \(String(cString: strerror(errno)))") }
-            kind = .mbox
             size = Int(info.st_size)
+            // A pipe is read once, as it streams by: it is taken for an mbox unseen.
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                kind = .mbox
+                return
+            }
+            let start = try Self.contents(of: path, upTo: MailFile.lookedAt)
+            switch MailFile(start: start[...], isWhole: start.count < MailFile.lookedAt) {
+            case .other:
+                guard asMessage else {
+                    throw TransferFailure(MailImport.notMail(
+                        LogLine.visible(path), remedy: "To import it as one message all the same, run the import again with --as-message."))
+                }
+                kind = .whole
+            case .empty, .mbox, .message:
+                kind = .mbox
+            }
         }
+    }
+
+    /// The bytes of the file at `path`, the first `limit` of them at most.
+    private static func contents(of path: String, upTo limit: Int) throws(TransferFailure) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw TransferFailure("cannot read \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while bytes.count < limit {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, min($0.count, limit - bytes.count)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw TransferFailure("cannot read \(path): \(String(cString: strerror(errno)))") }
+            if count == 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return bytes
     }
 
     /// Hands each message to `each`, in order: its bytes, the postmark's sender, and a Maildir's
@@ -226,6 +271,10 @@ struct Source {
                 progress.read(count)
             }
             try scanner.finish { try each($0.raw, $0.sender, nil, nil) }
+        case .whole:
+            let raw = try Self.contents(of: path, upTo: Int.max)
+            try each(raw, nil, nil, nil)
+            progress.read(raw.count)
         case .maildir(let entries):
             for entry in entries {
                 switch Maildir.contents(of: entry.path) {

@@ -51,15 +51,21 @@ enum Usage {
         """
 
     static let importing = """
-        Usage: mailroom import [--db PATH] --mailbox NAME FILE|MAILDIR...
-               mailroom import --url http://HOST:PORT [--token-file FILE] --mailbox NAME FILE|MAILDIR...
+        Usage: mailroom import [--db PATH] [--as-message] --mailbox NAME FILE|MAILDIR...
+               mailroom import --url http://HOST:PORT [--token-file FILE] [--as-message] --mailbox NAME FILE|MAILDIR...
 
         Reads mbox files (and single .eml messages) and Maildirs (cur and new) into the mailbox NAME,
         made when missing. Without --url it writes the file itself (Mailroom must not be running on
         it); with --url it sends the mail to a running Mailroom (--token-file or MAILROOM_API_TOKEN
-        when it has a password). Mail imported before is skipped, so an interrupted import can simply
-        be run again. Symbolic links in a Maildir are passed over and named.
-        Exit status: 0 imported, 1 could not, 64 bad usage.
+        when it has a password). Mail imported before is skipped, also when it comes back from an
+        export, so an interrupted import can simply be run again. Symbolic links in a Maildir are
+        passed over and named.
+
+          --as-message  take a FILE that is neither an mbox (no "From " line first) nor a mail
+                        message (no header such as From: or Subject:) as one message all the same;
+                        without it such a file is refused, and nothing is imported
+
+        Exit status: 0 imported, 1 could not (or a file is not mail), 64 bad usage.
         """
 
     static let exporting = """

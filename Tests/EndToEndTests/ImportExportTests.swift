@@ -1,6 +1,8 @@
 import Glibc
 import MailroomCore
+import MailroomMail
 import MailroomStore
+import MailroomWeb
 import Testing
 
 /// `mailroom import` and `mailroom export` as someone moving in from another tool runs them:
@@ -14,10 +16,14 @@ import Testing
 
         @discardableResult
         func write(_ name: String, _ text: String) throws -> String {
+            try write(name, bytes: Array(text.utf8))
+        }
+
+        @discardableResult
+        func write(_ name: String, bytes: [UInt8]) throws -> String {
             let file = path + "/" + name
             guard let handle = fopen(file, "wb") else { throw TestFailure("cannot write \(file)") }
             defer { fclose(handle) }
-            let bytes = Array(text.utf8)
             _ = bytes.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, handle) }
             return file
         }
@@ -107,10 +113,154 @@ import Testing
         #expect(folder.read("out.mbox") == expected)
         let check = try mailroom(["check", "--db", database.path])
         #expect(check.outputText.contains("is in order"), "\(check.errorText)")
-        // Imported again, the export's messages are known by their bytes, but for the last one,
-        // which now ends in a newline.
+        // Imported again, the export's messages are all known, the last one too, which now ends
+        // in a newline, and the careless tool's, which is now quoted.
         let back = try mailroom(["import", "--db", database.path, "--mailbox", "Round trip", folder.path + "/out.mbox"])
-        #expect(back.outputText.contains("3 messages read: 1 added to Round trip, 2 there already"), "\(back.outputText)")
+        #expect(back.outputText.contains("3 messages read: 0 added to Round trip, 3 there already"), "\(back.outputText)")
+    }
+
+    /// The server for the tests that import through `--url`, behind a password with an API token.
+    private func server(_ database: ScratchDatabase, _ folder: Folder) throws -> (RunningMailroom, url: String, token: String) {
+        let password = try folder.write("password", "door-key\n")
+        let token = try folder.write("token", "import-token-123\n")
+        let server = try RunningMailroom(database: database.path, extra: ["--password-file", password, "--api-token-file", token])
+        return (server, "http://127.0.0.1:\(server.port)", token)
+    }
+
+    @Test func anImportOfItsOwnExportAddsNothingOfflineOrThroughTheURLAlike() throws {
+        let folder = Folder()
+        let file = try folder.write("old.mbox", Self.mbox)
+        let offline = ScratchDatabase("import-round-offline")
+        let online = ScratchDatabase("import-round-online")
+        let first = try mailroom(["import", "--db", offline.path, "--mailbox", "Old", file])
+        #expect(first.outputText.contains("3 messages read: 3 added to Old, 0 there already"), "\(first.errorText)")
+
+        let (server, url, token) = try server(online, folder)
+        defer { _ = try? server.stop() }
+        let sent = try mailroom(["import", "--url", url, "--token-file", token, "--mailbox", "Old", file])
+        #expect(sent.outputText.contains("3 messages read: 3 added to Old, 0 there already"), "\(sent.errorText)")
+        let exported = try mailroom(["export", "--db", online.path, "--mailbox", "Old", folder.path + "/online.mbox"])
+        #expect(exported.status == 0, "\(exported.errorText)")
+        let offlineExport = try mailroom(["export", "--db", offline.path, "--mailbox", "Old", folder.path + "/offline.mbox"])
+        #expect(offlineExport.status == 0, "\(offlineExport.errorText)")
+
+        // Each path takes back its own export, the other's, and the original, all as known.
+        for name in ["online.mbox", "offline.mbox", "old.mbox"] {
+            let back = try mailroom(["import", "--url", url, "--token-file", token, "--mailbox", "Old", folder.path + "/" + name])
+            #expect(back.outputText.contains("3 messages read: 0 added to Old, 3 there already"), "\(name): \(back.outputText) \(back.errorText)")
+            let backOffline = try mailroom(["import", "--db", offline.path, "--mailbox", "Old", folder.path + "/" + name])
+            #expect(backOffline.outputText.contains("3 messages read: 0 added to Old, 3 there already"),
+                    "\(name): \(backOffline.outputText) \(backOffline.errorText)")
+        }
+    }
+
+    /// The Old mail mailbox of a new file at `path` holding the test mbox's messages as an import
+    /// kept them when its key was the SHA-256 of the bytes as read: of each message as read from
+    /// the file (offline), or with the final newline that `--url` sent it with.
+    private func keptWithFormerKeys(at path: String, throughURL: Bool) throws {
+        var messages: [[UInt8]] = []
+        var scanner = MboxScanner()
+        Array(Self.mbox.utf8).withUnsafeBytes { bytes in scanner.feed(bytes) { messages.append($0.raw) } }
+        scanner.finish { messages.append($0.raw) }
+        if throughURL { messages = messages.map { $0.last == 10 ? $0 : $0 + [10] } }
+        let store = try Store(path: path)
+        defer { store.close() }
+        _ = try store.write { transaction throws(StoreError) -> Int in
+            let box = try MailImport.mailbox(named: "Old mail", transaction)
+            let kept = messages.map { raw in
+                var imported = MailImport.prepare(raw, sender: nil, now: 0)
+                imported.key = MailDigest.sha256(raw)
+                imported.formerKeys = []
+                return imported
+            }
+            return try transaction.importMail(kept, to: box)
+        }
+    }
+
+    @Test func mailImportedUnderTheFormerKeysIsStillKnown() throws {
+        let folder = Folder()
+        let file = try folder.write("old.mbox", Self.mbox)
+        let offline = ScratchDatabase("import-former-offline")
+        try keptWithFormerKeys(at: offline.path, throughURL: false)
+        let again = try mailroom(["import", "--db", offline.path, "--mailbox", "Old mail", file])
+        #expect(again.outputText.contains("3 messages read: 0 added to Old mail, 3 there already"), "\(again.errorText)")
+        // Its export too, where the last message has gained a newline.
+        let export = try mailroom(["export", "--db", offline.path, "--mailbox", "Old mail", folder.path + "/out.mbox"])
+        #expect(export.status == 0, "\(export.errorText)")
+        let back = try mailroom(["import", "--db", offline.path, "--mailbox", "Old mail", folder.path + "/out.mbox"])
+        #expect(back.outputText.contains("3 messages read: 0 added to Old mail, 3 there already"), "\(back.errorText)")
+
+        let online = ScratchDatabase("import-former-online")
+        try keptWithFormerKeys(at: online.path, throughURL: true)
+        let (server, url, token) = try server(online, folder)
+        defer { _ = try? server.stop() }
+        let sent = try mailroom(["import", "--url", url, "--token-file", token, "--mailbox", "Old mail", file])
+        #expect(sent.outputText.contains("3 messages read: 0 added to Old mail, 3 there already"), "\(sent.errorText)")
+    }
+
+    /// The first bytes of a PNG picture, and a note with no header: neither is mail.
+    static let picture: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1]
+    static let note = "Shopping list, for Saturday\neggs\nmilk\n"
+
+    @Test func aFileThatIsNotMailIsRefusedOfflineUnlessTakenAsOneMessage() throws {
+        let folder = Folder()
+        let database = ScratchDatabase("import-not-mail")
+        let mbox = try folder.write("old.mbox", Self.mbox)
+        let picture = try folder.write("picture.png", bytes: Self.picture)
+        let note = try folder.write("note.txt", Self.note)
+        let eml = try folder.write("one.eml", "Subject: An .eml file\r\nFrom: Ann <ann@example.test>\r\n\r\nBody.\r\n")
+        let setUp = try mailroom(["import", "--db", database.path, "--mailbox", "Inbox", eml])
+        #expect(setUp.outputText.contains("1 messages read: 1 added to Inbox"), "\(setUp.errorText)")
+
+        // Named after a good mbox, the picture is refused before the mbox is stored.
+        let refused = try mailroom(["import", "--db", database.path, "--mailbox", "Pictures", mbox, picture])
+        #expect(refused.status == 1)
+        #expect(refused.errorText.contains("\(picture) is neither an mbox file"), "\(refused.errorText)")
+        #expect(refused.errorText.contains("run the import again with --as-message"))
+        #expect(refused.outputText.isEmpty)
+        let notes = try mailroom(["import", "--db", database.path, "--mailbox", "Pictures", note])
+        #expect(notes.status == 1)
+        #expect(notes.errorText.contains("\(note) is neither an mbox file"), "\(notes.errorText)")
+        let store = try Store(path: database.path)
+        let names = try store.read { reader throws(StoreError) in try reader.mailboxes() }.map(\.name)
+        store.close()
+        #expect(!names.contains("Pictures"))
+
+        let taken = try mailroom(["import", "--db", database.path, "--as-message", "--mailbox", "Pictures", picture, note])
+        #expect(taken.status == 0, "\(taken.errorText)")
+        #expect(taken.outputText.contains("2 messages read: 2 added to Pictures, 0 there already"), "\(taken.outputText)")
+    }
+
+    @Test func aRunningMailroomRefusesABodyThatIsNotMailWithA422() throws {
+        let folder = Folder()
+        let database = ScratchDatabase("import-not-mail-online")
+        let (server, url, token) = try server(database, folder)
+        defer { _ = try? server.stop() }
+        let picture = try folder.write("picture.png", bytes: Self.picture)
+
+        let refused = try mailroom(["import", "--url", url, "--token-file", token, "--mailbox", "Pictures", picture])
+        #expect(refused.status == 1)
+        #expect(refused.errorText.contains("\(picture) is neither an mbox file"), "\(refused.errorText)")
+        #expect(refused.errorText.contains("--as-message"))
+
+        let client = HTTPClient(port: server.port)
+        let bearer = [("Authorization", "Bearer import-token-123")]
+        for type in ["application/mbox", "message/rfc822"] {
+            for body in [Self.picture, Array(Self.note.utf8)] {
+                let answer = try client.send("POST", "/api/v1/import?mailbox=Pictures", headers: bearer + [("Content-Type", type)], body: body)
+                #expect(answer.status == 422, "\(type): \(answer.text)")
+                #expect(answer.text.contains("The body is neither an mbox file"), "\(answer.text)")
+                #expect(answer.text.contains("add as-message=1 to the query"))
+            }
+        }
+        let boxes = try client.send("GET", "/api/v1/mailboxes", headers: bearer)
+        #expect(!boxes.text.contains("Pictures"), "nothing is made for a refused body")
+        let anyway = try client.send("POST", "/api/v1/import?mailbox=Pictures&as-message=1",
+                                     headers: bearer + [("Content-Type", "application/mbox")], body: Self.picture)
+        #expect(anyway.status == 200, "\(anyway.text)")
+        #expect(anyway.text.contains("\"added\":1"))
+        let sent = try mailroom(["import", "--url", url, "--token-file", token, "--as-message", "--mailbox", "Pictures", picture])
+        #expect(sent.outputText.contains("1 messages read: 0 added to Pictures, 1 there already"), "\(sent.outputText) \(sent.errorText)")
     }
 
     @Test func aMaildirWithNewAndCurImportsTwiceAsOnce() throws {

@@ -157,6 +157,76 @@ import Testing
         #expect(hex == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
+    /// The message as `mailroom import` reads it back from `MboxWriter`'s entry for it.
+    private func roundTrip(_ raw: [UInt8]) -> [UInt8] {
+        messages(MboxWriter.entry(raw, sender: "a@b.test", date: 0)).first?.raw ?? []
+    }
+
+    @Test(arguments: [
+        "Subject: no final newline\n\nLast line",
+        "Subject: crlf, none at the end\r\n\r\nLast line",
+        "Subject: one\n\nBody\n",
+        "Subject: quoted\n\nFrom me\n>From you\n>>From them\nend\n",
+        "Subject: empty lines at the end\n\nBody\n\n\n",
+    ])
+    func aMessageKeepsItsImportKeyThroughAnExportAndThroughAnImportByURL(_ text: String) {
+        let raw = Array(text.utf8)
+        // Once read back from an export (or as a running Mailroom is sent it), and twice.
+        let once = roundTrip(raw)
+        #expect(ImportKey.keys(for: once).key == ImportKey.keys(for: raw).key)
+        #expect(ImportKey.keys(for: roundTrip(once)).key == ImportKey.keys(for: raw).key)
+    }
+
+    @Test func theImportKeyLeavesOutFinalLineEndsAndFromQuotingButNothingElse() {
+        let key = { (text: String) in ImportKey.keys(for: Array(text.utf8)).key }
+        #expect(key("Subject: s\n\nBody") == MailDigest.sha256(Array("Subject: s\n\nBody".utf8)))
+        #expect(key("Subject: s\n\nBody\n") == key("Subject: s\n\nBody"))
+        #expect(key("Subject: s\r\n\r\nBody\r\n\r\n") == key("Subject: s\r\n\r\nBody"))
+        // mboxrd, mboxo and no quoting at all give one key.
+        #expect(key("Subject: s\n\n>>From a\n>From b\n") == key("Subject: s\n\nFrom a\nFrom b\n"))
+        #expect(key("Subject: s\n\n>From a\n") == key("Subject: s\n\nFrom a\n"))
+        // Line ends inside, a `>` before anything but `From `, and other text still count.
+        #expect(key("Subject: s\n\nBody\n") != key("Subject: s\r\n\r\nBody\r\n"))
+        #expect(key("Subject: s\n\n> From a\n") != key("Subject: s\n\n From a\n"))
+        #expect(key("Subject: s\n\n>Fromage\n") != key("Subject: s\n\nFromage\n"))
+        #expect(key("Subject: s\n\nA >From b\n") != key("Subject: s\n\nA From b\n"))
+        #expect(key("Subject: s\n\n>> x\n>From b\n") == key("Subject: s\n\n>> x\nFrom b\n"))
+        #expect(key("Subject: s\n\nBody\n\nmore") != key("Subject: s\n\nBody\nmore"))
+    }
+
+    @Test func theFormerKeysAreTheBytesAsReadAndLessTheirFinalLineEnd() {
+        let raw = Array("Subject: s\r\n\r\nBody\r\n".utf8)
+        // It ends in one line end and quotes nothing: the key is its bytes less their line end.
+        #expect(ImportKey.keys(for: raw).former == [MailDigest.sha256(raw)])
+        let quoted = Array("Subject: s\n\n>From a\n".utf8)
+        #expect(ImportKey.keys(for: quoted).former == [MailDigest.sha256(quoted), MailDigest.sha256(Array(quoted.dropLast()))])
+        let bare = Array("Subject: s\n\nBody".utf8)
+        #expect(ImportKey.keys(for: bare).former.isEmpty)
+    }
+
+    @Test(arguments: [
+        ("", MailFile.empty),
+        ("From a@b.test Mon Jan  1 09:00:00 2024\nSubject: s\n\nx\n", .mbox),
+        ("Subject: an .eml\r\nFrom: Ann <a@b.test>\r\n\r\nBody\r\n", .message),
+        ("Received: from x\n\tby y; Mon, 1 Jan 2024 09:00:00 +0000\nX-Thing: 1\n\nBody\n", .message),
+        ("Subject: only a header, no newline", .message),
+        ("\u{89}PNG\r\n\u{1A}\n\0\0\0\rIHDR", .other),
+        ("Shopping list: eggs, milk\nbread\n", .other),
+        ("Note: call Ann\nTodo: reply\n\nLater.\n", .other),
+        ("\nSubject: after an empty line\n", .other),
+        (" Subject: folded first\n", .other),
+    ])
+    func aFileIsToldFromItsStart(_ text: String, _ expected: MailFile) {
+        let bytes = Array(text.utf8)
+        #expect(MailFile(start: bytes[...], isWhole: true) == expected)
+    }
+
+    @Test func aHeaderCutOffByTheEndOfWhatIsSeenIsStillAMessage() {
+        let bytes = Array(("Subject: long\nX-Long: " + String(repeating: "a", count: 100)).utf8)
+        #expect(MailFile(start: bytes[...], isWhole: false) == .message)
+        #expect(MailFile(start: Array("Subj".utf8)[...], isWhole: false) == .other)
+    }
+
     @Test func aPostedMessageIsWrittenAsMailGMimeCanRead() throws {
         let raw = PostedMail.message(subject: "Café menu", author: "Zoë", body: "Line one\nLine two é", date: 1_700_000_000, id: 7)
         let parsed = try #require(MailParser.parse(raw))
