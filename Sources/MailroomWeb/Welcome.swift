@@ -59,7 +59,7 @@ public enum Welcome {
         let (host, port) = (mail.host, mail.port)
         var lines = [
             "Mailroom keeps every message sent to it over SMTP at \(mail.address). Any address is accepted: "
-                + "a message goes to the mailbox that claims its address (see Mailboxes), and to the Inbox when none does.",
+                + "a message goes to the mailbox that claims its address (under Edit Mailboxes), and to the Inbox when none does.",
             "To send one from a shell:",
         ]
         var swaks = "swaks --server \(mail.address) --to you@example.test"
@@ -87,7 +87,8 @@ public enum Welcome {
         case .required(let overPlainText):
             lines.append("Sending needs a login: a NAME:PASSWORD line of the file given to --smtp-password-file. "
                 + (overPlainText ? "AUTH PLAIN and LOGIN are offered with or without TLS."
-                    : "AUTH PLAIN and LOGIN are offered only after STARTTLS."))
+                    : "AUTH PLAIN and LOGIN are offered only after STARTTLS, so mailroom sendmail, which speaks no TLS, "
+                        + "can log in only once Mailroom also has --smtp-auth-allow-insecure."))
         case .acceptsAny:
             lines.append("Mailroom accepts any login (for devices that insist on one), and mail without one.")
         }
