@@ -40,6 +40,15 @@ import Testing
         #expect(!body.contains("secret"))
     }
 
+    @Test func withSMTPOffTheWelcomeSaysSoAndHowToTurnItOn() throws {
+        let database = ScratchDatabase("first-run-smtp-off")
+        let server = try RunningMailroom(database: database.path, firstContent: .welcome)
+        defer { _ = try? server.stop() }
+        #expect(try inboxSubjects(on: server) == ["Welcome to Mailroom: taking mail over SMTP is off"])
+        let body = try HTTPClient(port: server.port).send("GET", "/messages/1").text
+        #expect(body.contains("start it with --smtp-port 2525"))
+    }
+
     @Test func aDeletedWelcomeDoesNotComeBackOnRestart() throws {
         let database = ScratchDatabase("first-run-delete")
         let first = try RunningMailroom(database: database.path, smtp: true, firstContent: .welcome)
