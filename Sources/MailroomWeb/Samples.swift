@@ -1,6 +1,7 @@
 import MailroomCore
 
-/// A few messages so a new Mailroom does not open on an empty page.
+/// The six demo messages of `mailroom --samples`, for screenshots and tests; a new Mailroom
+/// otherwise opens on the `Welcome` alone.
 public enum Samples {
     public static func mailbox(now: Int64) -> Mailbox {
         let drafts: [(String, String, String, Int64)] = [

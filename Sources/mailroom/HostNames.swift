@@ -16,6 +16,14 @@ enum HostNames {
         return names
     }
 
+    /// A host others can use to reach a listener bound to `host`: the host itself, or for a
+    /// wildcard (0.0.0.0, ::) this machine's first IPv4 address off the loopback, else its name.
+    static func reachable(bindingTo host: String) -> String {
+        guard host == "0.0.0.0" || host == "::" else { return host }
+        let outward = interfaceAddresses().filter { $0.contains(".") && !$0.hasPrefix("127.") }.sorted()
+        return outward.first ?? machineName() ?? "127.0.0.1"
+    }
+
     /// Every IPv4 and IPv6 address of this machine's interfaces.
     private static func interfaceAddresses() -> Set<String> {
         var list: UnsafeMutablePointer<ifaddrs>?

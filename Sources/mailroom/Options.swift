@@ -1,5 +1,6 @@
 import Glibc
 import HTTPServer
+import MailroomWeb
 import SMTP
 
 /// The command line, parsed without Foundation.
@@ -15,7 +16,8 @@ struct Options {
     var backupBeforeMigrate = true
     /// An IANA zone such as Europe/Berlin for the times pages show; nil: `TZ`, else UTC.
     var timeZone: String?
-    var samples = true
+    /// What a database created at this start holds.
+    var newDatabase = NewDatabase.welcome
     var pageSize = 50
     var logRequests = true
     var logFormat = LogFormat.text
@@ -60,7 +62,9 @@ struct Options {
           --db PATH             SQLite database file, created if missing (default mailroom.sqlite)
           --public PATH         folder of static files such as style.css (default ./Public, else
                                 the installed PREFIX/share/mailroom/Public)
-          --no-samples          a new database starts empty instead of with a few sample messages
+          --no-samples          a new database starts empty instead of with a welcome message that
+                                says how to send mail here
+          --samples             a new database starts with six demo messages instead (screenshots, tests)
           --no-backup-before-migrate  do not copy an older database to DB.schema-N.backup before upgrading it
           --page-size N         rows a list page shows, 10 to 500 (default 50)
           --quiet               do not print a log line per request or SMTP session
@@ -101,7 +105,7 @@ struct Options {
 
           -h, --help            show this help
 
-        mailroom sendmail [-t] [-f SENDER] [-i] [--server HOST:PORT] [RECIPIENT...]
+        mailroom sendmail [-t] [-f SENDER] [-i] [--server HOST:PORT] [--user NAME --password-file PATH] [RECIPIENT...]
         mailroom backup [--db PATH] OUT    copy a live database, as of one commit, to the new file OUT
         mailroom check [--db PATH]         SQLite's integrity check and Mailroom's own; exit 1 on a problem
         mailroom import [--db PATH | --url http://HOST:PORT [--token-file FILE]] --mailbox NAME FILE|MAILDIR...
@@ -143,7 +147,8 @@ struct Options {
                 options.publicFolder = try value(for: flag)
                 options.publicFolderGiven = true
             case "--db": options.databasePath = try value(for: flag)
-            case "--no-samples": options.samples = false
+            case "--no-samples": options.newDatabase = .empty
+            case "--samples": options.newDatabase = .samples
             case "--page-size": options.pageSize = try number(for: flag, in: 10...500)
             case "--quiet": options.logRequests = false
             case "--log-format":
@@ -198,6 +203,28 @@ struct Options {
         }
         return options
     }
+}
+
+extension Options {
+    /// The SMTP door as the welcome message tells it: the port and the host others can reach
+    /// (a wildcard becomes an address of this machine); nil when SMTP is off.
+    var mailDoor: Welcome.MailDoor? {
+        guard smtpPort != 0 else { return nil }
+        let login: Welcome.MailDoor.Login = smtpPasswordFile != nil ? .required(overPlainText: smtpAuthAllowInsecure)
+            : smtpAuthAcceptAny ? .acceptsAny : .none
+        return Welcome.MailDoor(host: HostNames.reachable(bindingTo: smtpHost ?? server.host), port: smtpPort,
+                                startTLS: smtpCertificate != nil, login: login)
+    }
+}
+
+/// What a new database starts with; a database that exists already is never filled.
+enum NewDatabase {
+    /// One message from Mailroom on how to send mail here (the default).
+    case welcome
+    /// The six demo messages (`--samples`).
+    case samples
+    /// Nothing (`--no-samples`).
+    case empty
 }
 
 /// Durations on the command line: a whole number and a unit.

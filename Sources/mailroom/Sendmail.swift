@@ -5,9 +5,10 @@ import Glibc
 /// Mailroom cannot take the message it says so and exits non-zero (75 to try again later).
 ///
 /// Understood: recipients as arguments, `-t` (recipients from To, Cc and Bcc; Bcc is removed),
-/// `-f`/`-r` sender, `-F` full name, `-i`/`-oi` (a lone "." does not end the message), and
-/// `--server HOST:PORT` (default `$MAILROOM_SMTP`, else 127.0.0.1:2525). Other sendmail
-/// options (`-o...`, `-B`, `-N`, `-v`, `-bm`) are accepted and ignored.
+/// `-f`/`-r` sender, `-F` full name, `-i`/`-oi` (a lone "." does not end the message),
+/// `--server HOST:PORT` (else found as `ServerAddress.find` says), and `--user NAME` with
+/// `--password-file PATH` (or `$MAILROOM_SMTP_PASSWORD`) for a Mailroom that requires a login.
+/// Other sendmail options (`-o...`, `-B`, `-N`, `-v`, `-bm`) are accepted and ignored.
 enum Sendmail {
     struct Failure: Error {
         let message: String
@@ -18,6 +19,7 @@ enum Sendmail {
     static let usage: Int32 = 64
     static let unavailable: Int32 = 69
     static let tryAgain: Int32 = 75
+    static let noPermission: Int32 = 77
 
     static func run(_ arguments: [String]) -> Int32 {
         do {
@@ -36,7 +38,7 @@ enum Sendmail {
             guard !recipients.isEmpty else { throw Failure(message: "no recipients", code: usage) }
             let text = message.prepared(sender: request.sender, fullName: request.fullName,
                                         dropBcc: request.recipientsFromHeaders)
-            try deliver(text, from: request.sender, to: recipients, server: request.server)
+            try deliver(text, from: request.sender, to: recipients, server: request.server, login: request.login)
             return 0
         } catch let failure as Failure {
             Console.error("sendmail: \(failure.message)")
@@ -53,10 +55,15 @@ enum Sendmail {
         var sender: String
         var fullName: String?
         var ignoreDots = false
-        var server: (host: String, port: Int)
+        var server = (host: "127.0.0.1", port: 2525)
+        /// The user and password for AUTH, used when Mailroom offers it.
+        var login: (user: String, password: String)?
 
         static func parse(_ arguments: [String]) throws(Failure) -> Request {
-            var request = Request(sender: defaultSender(), server: try serverAddress(getenv("MAILROOM_SMTP").map { String(cString: $0) }))
+            var request = Request(sender: defaultSender())
+            var serverGiven: String?
+            var user: String?
+            var passwordFile: String?
             var remaining = arguments[...]
             func value(_ flag: String, _ attached: Substring) throws(Failure) -> String {
                 if !attached.isEmpty { return String(attached) }
@@ -68,8 +75,13 @@ enum Sendmail {
                     request.recipients += remaining
                     break
                 }
-                if argument == "--server" {
-                    request.server = try serverAddress(try value(argument, ""))
+                if argument == "--server" || argument == "--user" || argument == "--password-file" {
+                    let given = try value(argument, "")
+                    switch argument {
+                    case "--server": serverGiven = given
+                    case "--user": user = given
+                    default: passwordFile = given
+                    }
                     continue
                 }
                 guard argument.hasPrefix("-"), argument.count > 1 else {
@@ -92,7 +104,43 @@ enum Sendmail {
                 default: throw Failure(message: "unknown option \(argument)", code: usage)
                 }
             }
+            request.server = try ServerAddress.find(given: serverGiven)
+            request.login = try login(user: user, passwordFile: passwordFile)
             return request
+        }
+
+        /// `--user` (else the login name) with `--password-file`'s first line, else
+        /// MAILROOM_SMTP_PASSWORD; nil when no password is given.
+        static func login(user: String?, passwordFile: String?) throws(Failure) -> (user: String, password: String)? {
+            let password: String
+            if let passwordFile {
+                guard let line = firstLine(of: passwordFile) else {
+                    throw Failure(message: "cannot read a password from \(passwordFile): \(String(cString: strerror(errno)))", code: usage)
+                }
+                password = line
+            } else if let value = getenv("MAILROOM_SMTP_PASSWORD"), value.pointee != 0 {
+                password = String(cString: value)
+            } else {
+                guard user == nil else {
+                    throw Failure(message: "--user needs a password: --password-file PATH or MAILROOM_SMTP_PASSWORD", code: usage)
+                }
+                return nil
+            }
+            guard !password.isEmpty else { throw Failure(message: "the password file \(passwordFile ?? "") is empty", code: usage) }
+            return (user ?? String(defaultSender().prefix { $0 != "@" }), password)
+        }
+
+        /// A file's first line without its ending; nil when it cannot be read (errno says why).
+        static func firstLine(of path: String) -> String? {
+            guard let handle = fopen(path, "r") else { return nil }
+            defer { fclose(handle) }
+            var line: UnsafeMutablePointer<CChar>?
+            var capacity = 0
+            defer { free(line) }
+            guard getline(&line, &capacity, handle) > 0, let line else { return "" }
+            var text = String(cString: line)
+            while text.last == "\n" || text.last == "\r" { text.removeLast() }
+            return text
         }
 
         static func serverAddress(_ text: String?) throws(Failure) -> (host: String, port: Int) {
@@ -237,12 +285,35 @@ enum Sendmail {
 
     // MARK: SMTP
 
-    static func deliver(_ text: [UInt8], from sender: String, to recipients: [String], server: (host: String, port: Int)) throws(Failure) {
+    static func deliver(_ text: [UInt8], from sender: String, to recipients: [String], server: (host: String, port: Int),
+                        login: (user: String, password: String)?) throws(Failure) {
         let connection = try Connection(host: server.host, port: server.port)
         defer { connection.close() }
         try connection.expect(220, after: nil)
-        try connection.expect(250, after: "EHLO \(Request.defaultSender().split(separator: "@").last ?? "localhost")")
-        try connection.expect(250, after: "MAIL FROM:<\(sender)>")
+        let offers = try connection.expect(250, after: "EHLO \(Request.defaultSender().split(separator: "@").last ?? "localhost")")
+            .dropFirst().map { $0.dropFirst(4).uppercased().split(separator: " ") }
+        let offersAuth = offers.contains { $0.first == "AUTH" && $0.contains("PLAIN") }
+        let offersTLS = offers.contains { $0.first == "STARTTLS" }
+        if let login {
+            if offersAuth {
+                try logIn(login, on: connection)
+            } else if offersTLS {
+                throw Failure(message: "Mailroom at \(server.host):\(server.port) offers AUTH only after STARTTLS, which "
+                    + "mailroom sendmail does not speak: start Mailroom with --smtp-auth-allow-insecure to log in "
+                    + "without TLS, or send with a client that speaks TLS (swaks --tls)", code: noPermission)
+            }
+            // Neither AUTH nor STARTTLS: this Mailroom takes mail without a login.
+        }
+        let mail = try connection.reply(after: "MAIL FROM:<\(sender)>")
+        if mail.code == 530 {
+            throw Failure(message: login == nil && offersAuth
+                ? "Mailroom at \(server.host):\(server.port) requires a login: give --user NAME and --password-file PATH "
+                    + "(or set MAILROOM_SMTP_PASSWORD)"
+                : "Mailroom at \(server.host):\(server.port) requires a login, and offers AUTH only after STARTTLS, which "
+                    + "mailroom sendmail does not speak: start Mailroom with --smtp-auth-allow-insecure to log in "
+                    + "without TLS", code: noPermission)
+        }
+        try connection.check(mail, is: 250, after: "MAIL FROM:<\(sender)>")
         var accepted = 0
         for recipient in recipients {
             do throws(Failure) {
@@ -258,6 +329,21 @@ enum Sendmail {
         try connection.write(text + Array(".\r\n".utf8))
         try connection.expect(250, after: nil)
         _ = try? connection.expect(221, after: "QUIT")
+    }
+
+    /// AUTH PLAIN with the whole login in its first line. The password is never shown: a refusal
+    /// names the command as `AUTH PLAIN` alone.
+    static func logIn(_ login: (user: String, password: String), on connection: Connection) throws(Failure) {
+        let token = Base64Text.encode(Array("\0\(login.user)\0\(login.password)".utf8))
+        let reply = try connection.reply(after: "AUTH PLAIN " + token)
+        switch reply.code {
+        case 235: return
+        case 535:
+            throw Failure(message: "Mailroom refused the login for \"\(login.user)\": the user name or password is wrong",
+                          code: noPermission)
+        default:
+            try connection.check(reply, is: 235, after: "AUTH PLAIN")
+        }
     }
 
     final class Connection {
@@ -299,8 +385,17 @@ enum Sendmail {
             }
         }
 
-        /// Sends `command` (if any), reads the whole reply, and throws unless its code is `code`.
-        func expect(_ code: Int, after command: String?) throws(Failure) {
+        /// Sends `command` (if any), reads the whole reply, and throws unless its code is `code`;
+        /// the reply's lines when it is.
+        @discardableResult
+        func expect(_ code: Int, after command: String?) throws(Failure) -> [String] {
+            let got = try reply(after: command)
+            try check(got, is: code, after: command)
+            return got.lines
+        }
+
+        /// Sends `command` (if any) and reads the whole reply, whatever its code.
+        func reply(after command: String?) throws(Failure) -> (code: Int, lines: [String]) {
             if let command { try write(Array((command + "\r\n").utf8)) }
             var text: [String] = []
             while true {
@@ -313,10 +408,15 @@ enum Sendmail {
             guard let got = Int(last.prefix(3)) else {
                 throw Failure(message: "Mailroom answered something that is not SMTP: \(last)", code: tryAgain)
             }
-            guard got == code else {
-                let said = text.joined(separator: " / ")
+            return (got, text)
+        }
+
+        /// Throws, naming `command` and what Mailroom said, unless the reply's code is `code`.
+        func check(_ reply: (code: Int, lines: [String]), is code: Int, after command: String?) throws(Failure) {
+            guard reply.code == code else {
+                let said = reply.lines.joined(separator: " / ")
                 throw Failure(message: "Mailroom refused \(command ?? "the connection"): \(said)",
-                              code: got >= 500 ? unavailable : tryAgain)
+                              code: reply.code >= 500 ? unavailable : tryAgain)
             }
         }
 
@@ -349,6 +449,98 @@ enum Sendmail {
                 pending += buffer[0..<count]
             }
         }
+    }
+}
+
+/// Where `mailroom sendmail` finds Mailroom when no `--server` is given, the way the installed
+/// service is told where to listen, first found wins:
+/// 1. `--server HOST:PORT`;
+/// 2. `MAILROOM_SMTP` (HOST:PORT);
+/// 3. the server's own flags `--smtp-port`, `--smtp-host` and `--host` in `MAILROOM_ARGS`, from the
+///    environment, else from the file the service reads (`MAILROOM_DEFAULTS_FILE`, else
+///    /etc/default/mailroom), a wildcard address (0.0.0.0, ::) standing for 127.0.0.1;
+/// 4. 127.0.0.1:2525.
+enum ServerAddress {
+    static let defaultsFile = "/etc/default/mailroom"
+
+    static func find(given: String?) throws(Sendmail.Failure) -> (host: String, port: Int) {
+        if let given { return try Sendmail.Request.serverAddress(given) }
+        if let smtp = getenv("MAILROOM_SMTP"), smtp.pointee != 0 {
+            return try Sendmail.Request.serverAddress(String(cString: smtp))
+        }
+        if let arguments = getenv("MAILROOM_ARGS") {
+            return try fromServerArguments(String(cString: arguments), source: "MAILROOM_ARGS")
+        }
+        let file = getenv("MAILROOM_DEFAULTS_FILE").map { String(cString: $0) } ?? defaultsFile
+        if let arguments = serverArguments(inFile: file) {
+            return try fromServerArguments(arguments, source: "MAILROOM_ARGS in \(file)")
+        }
+        return ("127.0.0.1", 2525)
+    }
+
+    /// Where a Mailroom started with `arguments` takes mail, as `Options` reads those flags.
+    static func fromServerArguments(_ arguments: String, source: String) throws(Sendmail.Failure) -> (host: String, port: Int) {
+        // systemd splits an unquoted $MAILROOM_ARGS at white space, and so does this.
+        var words = arguments.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)[...]
+        var (host, smtpHost, port) = ("127.0.0.1", nil as String?, 2525)
+        while let word = words.popFirst() {
+            switch word {
+            case "--host": host = words.popFirst() ?? host
+            case "--smtp-host": smtpHost = words.popFirst()
+            case "--smtp-port":
+                let text = words.popFirst() ?? ""
+                guard let number = Int(text), (0...65535).contains(number) else {
+                    throw Sendmail.Failure(message: "\(source): --smtp-port must be a port, not '\(text)'", code: Sendmail.usage)
+                }
+                port = number
+            default: break
+            }
+        }
+        guard port != 0 else {
+            throw Sendmail.Failure(message: "Mailroom takes no mail: \(source) has --smtp-port 0", code: Sendmail.unavailable)
+        }
+        let listening = smtpHost ?? host
+        return (["0.0.0.0", "::", "[::]", ""].contains(listening) ? "127.0.0.1" : listening, port)
+    }
+
+    /// The value of the last `MAILROOM_ARGS=` line of an environment file as systemd reads it
+    /// (`#` comments, the value optionally in quotes); nil when the file cannot be read or has none.
+    static func serverArguments(inFile path: String) -> String? {
+        guard let handle = fopen(path, "r") else { return nil }
+        defer { fclose(handle) }
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        var found: String?
+        while getline(&line, &capacity, handle) > 0, let line {
+            let text = String(cString: line).trimmingSpaces.trimmingTrailingNewlines.trimmingSpaces
+            guard text.hasPrefix("MAILROOM_ARGS=") else { continue }
+            var value = Substring(text.dropFirst("MAILROOM_ARGS=".count))
+            if value.count >= 2, let quote = value.first, quote == "\"" || quote == "'", value.last == quote {
+                value = value.dropFirst().dropLast()
+            }
+            found = String(value)
+        }
+        return found
+    }
+}
+
+/// Base64 (RFC 4648, with padding) for the AUTH PLAIN line.
+enum Base64Text {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            let chunk = bytes[index..<min(index + 3, bytes.count)]
+            let value = chunk.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (16 - 8 * UInt32($1.offset)) }
+            for position in 0..<4 {
+                out.append(position <= chunk.count ? alphabet[Int((value >> (18 - 6 * UInt32(position))) & 63)] : UInt8(ascii: "="))
+            }
+            index += 3
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

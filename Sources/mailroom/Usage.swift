@@ -19,7 +19,8 @@ enum Usage {
     }
 
     static let sendmail = """
-        Usage: mailroom sendmail [-t] [-i] [-f SENDER] [-F NAME] [--server HOST:PORT] [RECIPIENT...]
+        Usage: mailroom sendmail [-t] [-i] [-f SENDER] [-F NAME] [--server HOST:PORT]
+                                 [--user NAME --password-file PATH] [RECIPIENT...]
                (or the binary linked as sendmail)
 
         Reads one message from standard input and hands it to a running Mailroom over SMTP.
@@ -28,10 +29,21 @@ enum Usage {
           -i, -oi            a line of a single dot does not end the message
           -f, -r SENDER      the envelope sender (default: USER@HOST)
           -F NAME            the sender's full name, for a From: the message lacks
-          --server HOST:PORT where Mailroom takes mail (default: MAILROOM_SMTP, else 127.0.0.1:2525)
+          --server HOST:PORT where Mailroom takes mail (see below)
+          --user NAME        log in as NAME when Mailroom requires it (default: your login name)
+          --password-file PATH  the password, the file's first line (or set MAILROOM_SMTP_PASSWORD)
           --help             show this help
 
-        Exit status: 0 sent, 64 bad usage, 75 try again later (the server did not take it).
+        Where Mailroom is, first found wins: --server; MAILROOM_SMTP (HOST:PORT); the server's
+        --smtp-port, --smtp-host and --host in MAILROOM_ARGS, from the environment, else from
+        MAILROOM_DEFAULTS_FILE, else /etc/default/mailroom (0.0.0.0 or :: means 127.0.0.1);
+        else 127.0.0.1:2525.
+
+        It logs in with AUTH PLAIN and speaks no TLS: a Mailroom that offers AUTH only after
+        STARTTLS needs --smtp-auth-allow-insecure for it.
+
+        Exit status: 0 sent, 64 bad usage, 69 refused, 75 try again later (the server did not
+        take it), 77 a login was needed, wrong, or not possible without TLS.
         """
 
     static let backup = """

@@ -79,10 +79,11 @@ do {
     try store.checkpointInBackground()
     // Kept in the database, so pages open in a browser still post after a restart.
     formToken = try store.setting("form-token", orMake: SecurityPolicy.randomToken)
-    // Only a database created just now gets the samples; one emptied by people stays empty.
-    if options.samples && store.isNew {
-        let samples = Samples.library(now: Int64(Glibc.time(nil)))
-        try store.write { transaction in try transaction.replaceAll(with: samples) }
+    // Only a database created just now gets the welcome (or the samples); one emptied by people stays empty.
+    if store.isNew, options.newDatabase != .empty {
+        let now = Int64(Glibc.time(nil))
+        let first = options.newDatabase == .samples ? Samples.library(now: now) : Welcome.library(mail: options.mailDoor, now: now)
+        try store.write { transaction in try transaction.replaceAll(with: first) }
     }
 } catch {
     Console.error(DatabaseProblem.explain(error, path: options.databasePath))

@@ -106,7 +106,8 @@ def test_the_man_page_renders_cleanly_and_covers_every_flag_and_subcommand(stage
     assert missing == [], missing
     for subcommand in ["mailroom sendmail", "mailroom backup", "mailroom check", "mailroom import", "mailroom export"]:
         assert subcommand in text, subcommand
-    for name in ["MAILROOM_PASSWORD", "MAILROOM_API_TOKEN", "MAILROOM_SMTP"]:
+    for name in ["MAILROOM_PASSWORD", "MAILROOM_API_TOKEN", "MAILROOM_SMTP", "MAILROOM_SMTP_PASSWORD", "MAILROOM_ARGS",
+                 "MAILROOM_DEFAULTS_FILE"]:
         assert name in text
 
 

@@ -34,8 +34,26 @@ final class ScratchDatabase {
     }
 }
 
+/// What a new database starts with, as the flags tell the program.
+enum FirstContent {
+    /// `--no-samples`: nothing, which most tests count on.
+    case empty
+    /// No flag: the welcome message.
+    case welcome
+    /// `--samples`: the six demo messages.
+    case samples
+
+    var flags: [String] {
+        switch self {
+        case .empty: ["--no-samples"]
+        case .welcome: []
+        case .samples: ["--samples"]
+        }
+    }
+}
+
 /// The real `mailroom` program serving one database file on a free port of 127.0.0.1, started
-/// with `--port 0 --no-samples --quiet` (so nothing fills its output pipe while it serves).
+/// with `--port 0 --quiet` and, unless told otherwise, `--no-samples` (so nothing fills its output pipe while it serves).
 final class RunningMailroom {
     let program: ChildProcess
     let port: Int
@@ -44,8 +62,10 @@ final class RunningMailroom {
     let smtpPort: Int?
 
     /// Starts the program and waits for its banner, which it prints once it is listening. With
-    /// `smtp`, it also takes mail on a free port; `extra` flags go last.
-    init(database: String, smtp: Bool = false, extra: [String] = [], within seconds: Double = 10) throws {
+    /// `smtp`, it also takes mail on a free port; `extra` flags go last. A new database starts
+    /// empty unless `firstContent` says otherwise.
+    init(database: String, smtp: Bool = false, firstContent: FirstContent = .empty, extra: [String] = [],
+         within seconds: Double = 10) throws {
         self.database = database
         // A free port can be taken by someone else before Mailroom binds it: then another.
         var attempt = 0
@@ -54,7 +74,7 @@ final class RunningMailroom {
             let smtpPort = smtp ? try FreePort.pick() : nil
             let program = try ChildProcess(
                 executable: try MailroomExecutable.path(),
-                arguments: Self.arguments(database: database, smtpPort: smtpPort ?? 0) + extra)
+                arguments: Self.arguments(database: database, smtpPort: smtpPort ?? 0, firstContent: firstContent) + extra)
             do {
                 _ = try program.waitForOutputLine(within: seconds) { $0.hasPrefix("Mailroom listening on http://127.0.0.1:") }
             } catch where attempt < 3 && program.errorText.contains("cannot listen on") {
@@ -69,8 +89,9 @@ final class RunningMailroom {
         self.port = port
     }
 
-    static func arguments(database: String, smtpPort: Int = 0) -> [String] {
-        ["--port", "0", "--smtp-port", String(smtpPort), "--no-samples", "--quiet", "--page-size", "500", "--db", database, "--public", PackageLocation.publicFolder]
+    static func arguments(database: String, smtpPort: Int = 0, firstContent: FirstContent = .empty) -> [String] {
+        ["--port", "0", "--smtp-port", String(smtpPort)] + firstContent.flags
+            + ["--quiet", "--page-size", "500", "--db", database, "--public", PackageLocation.publicFolder]
     }
 
     /// A new tab on this server, with its own keep-alive connection.
