@@ -27,12 +27,21 @@
     for (const main of $$('.row-main', root)) main.dataset.server = main.innerHTML;
   }
 
+  /** "Nov 30, 2026 at 16:40 CET": the message page's full date, in the browser's time zone. */
+  function fullDate(date) {
+    const zone = new Intl.DateTimeFormat('en', { timeZoneName: 'short' }).formatToParts(date)
+      .find((part) => part.type === 'timeZoneName')?.value;
+    return `${months[date.getMonth()]} ${date.getDate()}, ${date.getFullYear()} at `
+      + `${two(date.getHours())}:${two(date.getMinutes())}${zone ? ` ${zone}` : ''}`;
+  }
+
+  /** List rows get short dates; a time marked `data-style="full"` (the message page's) stays full. */
   function localTimes(root) {
     const now = new Date();
     for (const time of $$('time[datetime]', root)) {
       const date = new Date(time.getAttribute('datetime'));
       if (Number.isNaN(date.getTime())) continue;
-      if (time.dataset.style !== 'full') time.textContent = shortDate(date, now);
+      time.textContent = time.dataset.style === 'full' ? fullDate(date) : shortDate(date, now);
       time.title = date.toLocaleString();
     }
   }

@@ -37,6 +37,19 @@ enum Formatting {
         return "\(tenths / 10).\(tenths % 10) MB"
     }
 
+    /// "740 bytes", "2.1 KB", "48 KB", "3.4 MB": a message's size in a list row, one decimal
+    /// while the number is under ten, so small mails still differ (1 KB = 1,024 bytes).
+    static func size(_ bytes: Int) -> String {
+        if bytes < 1_024 { return "\(bytes) byte\(bytes == 1 ? "" : "s")" }
+        for (unit, scale) in [("KB", 1_024), ("MB", 1_048_576), ("GB", 1_073_741_824)] {
+            let tenths = (bytes * 10 + scale / 2) / scale
+            if tenths < 100 { return "\(tenths / 10).\(tenths % 10) \(unit)" }
+            let whole = (bytes + scale / 2) / scale
+            if whole < 1_024 || unit == "GB" { return "\(whole) \(unit)" }
+        }
+        return "\(bytes) bytes"
+    }
+
     /// "Nov 28, 2026 at 14:05 UTC" (or "at 15:05 CET"), for the message page: the machine's
     /// time zone, named.
     static func longDate(_ seconds: Int64) -> String {

@@ -1,6 +1,7 @@
 import HTML
 import HTTP
 import MailroomCore
+import MailroomStore
 
 /// A mailbox's list, one page of it, rendered entirely from one `ListState`.
 struct ListPage {
@@ -430,6 +431,27 @@ struct ListPage {
             if !message.body.isEmpty {
                 " "
                 span(.class("preview")) { Formatting.preview(message.body) }
+            }
+            if let details = rows.details(of: message.id) {
+                " "
+                mailDetails(details)
+            }
+        }
+    }
+
+    /// A mailed message's recipient, size and attachment mark, on a quieter line of its own
+    /// under the sender and subject (which a phone thus still shows first).
+    private func mailDetails(_ details: RowDetails) -> Node {
+        span(.class("row-details")) {
+            if let recipient = details.recipient {
+                span(.class("recipient")) { "To \(recipient)" }
+                " "
+            }
+            span(.class("size")) { Formatting.size(details.size) }
+            if details.hasAttachments {
+                " "
+                // A picture with a name: the glyph for the eye, "Has attachments" for screen readers.
+                span(.class("clip"), .role("img"), .aria("label", "Has attachments"), .title("Has attachments")) { "📎" }
             }
         }
     }

@@ -77,7 +77,7 @@ extension MailroomApp {
     ) throws(HTTPError) -> [UInt8] {
         guard let mailbox = mailboxes[box] else { throw HTTPError(.notFound, "There is no mailbox “\(box)”.") }
         let shown = Set(slice.rows.map(\.id))
-        let rows = rowCache.batch(day: now / 86_400)
+        let rows = try rowBatch(for: slice.rows, day: now / 86_400)
         var page = ListPage(
             mailboxes: mailboxes, mailbox: mailbox, slice: slice,
             state: state.reconciled(isEmpty: slice.rows.isEmpty, isPresent: shown.contains),

@@ -9,7 +9,9 @@ import MailroomStore
 extension MailroomApp {
     /// The HTML part as a document of its own, for the message page's sandboxed frame. Its
     /// policy allows no script, form, font or connection, and images only from this message's
-    /// own parts (its `cid:` references, rewritten to them); links open in a new tab.
+    /// own parts (its `cid:` references, rewritten to them); links open in a new tab. Asked
+    /// for with `images=remote` (the person's click on "Load remote images"), it also allows
+    /// images from anywhere, and nothing else more.
     func showMailHTML(_ id: MessageID, request: Request) throws(HTTPError) -> Response {
         let details = try mailDetails(id)
         guard let html = details.html else { throw HTTPError(.notFound, "Message \(id) has no HTML part.") }
@@ -20,7 +22,8 @@ extension MailroomApp {
                 || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "-")
                 || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]")) } && !host.isEmpty ? host : nil
         }
-        let images = host.map { "http://\($0)\(parts)" } ?? "'self'"
+        let images = (host.map { "http://\($0)\(parts)" } ?? "'self'")
+            + (MailHTML.asksForRemoteImages(request) ? " https: http:" : "")
         var response = Response(html: Array(MailHTML.framed(html, id: id, attachments: details.attachments).utf8))
         response.headers.add("Content-Security-Policy", MailHTML.policy(images: images))
         response.headers.add("X-Frame-Options", "SAMEORIGIN")
@@ -152,6 +155,89 @@ extension MailroomApp {
 
 /// Mail's HTML made safe to frame, and the policies that go with it.
 enum MailHTML {
+    /// The query that shows one message's remote images: on that address alone, never remembered.
+    static let remoteImagesQuery = "images=remote"
+
+    static func asksForRemoteImages(_ request: Request) -> Bool {
+        request.query["images"] == "remote"
+    }
+
+    /// Whether `html` refers to anything outside the message that a browser would fetch on
+    /// its own: an `http:`, `https:` or protocol-relative (`//host`) URL in a `src`, `srcset`,
+    /// `background` or `poster` attribute, or in a CSS `url(...)`. Links (`href`) are followed
+    /// only when clicked, so they do not count.
+    static func refersToRemoteContent(_ html: String) -> Bool {
+        let bytes = Array(html.utf8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index] | 0x20
+            if byte == UInt8(ascii: "s") || byte == UInt8(ascii: "b") || byte == UInt8(ascii: "p") {
+                let names: [(StaticString, isSrcset: Bool)] = [("srcset", true), ("src", false), ("background", false), ("poster", false)]
+                for (name, isSrcset) in names where matches(bytes, at: index, name) {
+                    let before = index > 0 ? bytes[index - 1] : 32
+                    if isNameByte(before) { break }
+                    if let value = attributeValue(bytes, after: index + name.utf8CodeUnitCount), isRemote(value, srcset: isSrcset) {
+                        return true
+                    }
+                    break
+                }
+            } else if byte == UInt8(ascii: "u"), matches(bytes, at: index, "url(") {
+                var start = index + 4
+                while start < bytes.count, bytes[start] == 32 || bytes[start] == 9 || bytes[start] == 10 || bytes[start] == 13
+                    || bytes[start] == UInt8(ascii: "\"") || bytes[start] == UInt8(ascii: "'") { start += 1 }
+                if isRemote(bytes[start...], srcset: false) { return true }
+            }
+            index += 1
+        }
+        return false
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        let lower = byte | 0x20
+        return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")) || (byte >= 0x30 && byte <= 0x39)
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+    }
+
+    /// The value of an attribute whose name ends at `index`: after optional spaces, `=`, and
+    /// optional spaces, up to its closing quote (or, unquoted, the next space or `>`).
+    private static func attributeValue(_ bytes: [UInt8], after index: Int) -> ArraySlice<UInt8>? {
+        var at = index
+        func skipSpaces() { while at < bytes.count, bytes[at] == 32 || bytes[at] == 9 || bytes[at] == 10 || bytes[at] == 13 { at += 1 } }
+        skipSpaces()
+        guard at < bytes.count, bytes[at] == UInt8(ascii: "=") else { return nil }
+        at += 1
+        skipSpaces()
+        guard at < bytes.count else { return nil }
+        let quote = bytes[at]
+        if quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") {
+            let start = at + 1
+            let end = bytes[start...].firstIndex(of: quote) ?? bytes.count
+            return bytes[start..<end]
+        }
+        var end = at
+        while end < bytes.count, bytes[end] != 32, bytes[end] != 9, bytes[end] != 10, bytes[end] != 13, bytes[end] != UInt8(ascii: ">") {
+            end += 1
+        }
+        return bytes[at..<end]
+    }
+
+    /// Whether `value` starts with a remote URL; in a `srcset`, whether any of its candidates does.
+    private static func isRemote(_ value: ArraySlice<UInt8>, srcset: Bool) -> Bool {
+        var start = value.startIndex
+        while start < value.endIndex {
+            while start < value.endIndex, value[start] == 32 || value[start] == 9 || value[start] == 10 || value[start] == 13 {
+                start += 1
+            }
+            let rest = Array(value[start...])
+            if matches(rest, at: 0, "http:") || matches(rest, at: 0, "https:") || matches(rest, at: 0, "//") {
+                return true
+            }
+            guard srcset, let comma = value[start...].firstIndex(of: UInt8(ascii: ",")) else { return false }
+            start = comma + 1
+        }
+        return false
+    }
+
     static func policy(images: String) -> String {
         "default-src 'none'; img-src \(images); style-src 'unsafe-inline'; form-action 'none'; "
             + "frame-ancestors 'self'; sandbox allow-popups allow-popups-to-escape-sandbox"
@@ -164,7 +250,8 @@ enum MailHTML {
         for attachment in attachments {
             if let contentID = attachment.contentID { parts[contentID] = attachment.part }
         }
-        var out = "<!DOCTYPE html><meta charset=\"utf-8\"><base target=\"_blank\">"
+        // No Referer for anything the frame loads: remote images, once allowed, learn nothing of Mailroom.
+        var out = "<!DOCTYPE html><meta charset=\"utf-8\"><meta name=\"referrer\" content=\"no-referrer\"><base target=\"_blank\">"
         out += rewrite(html) { reference in parts[reference].map { Paths.mailPart(id, $0) } }
         return out
     }

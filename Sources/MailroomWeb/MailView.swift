@@ -2,13 +2,14 @@ import HTML
 import MailroomCore
 import MailroomStore
 
-/// Which part of a mailed message the page shows: its text (first, always the default), its
-/// HTML in a sandboxed frame, or its header block.
+/// Which part of a mailed message the page shows: its HTML in a sandboxed frame (the default
+/// when it has one), its text (the default when it has none), or its header block.
 enum MailView: String {
     case text, html, headers
 
-    init(query: String?) {
-        self = query.flatMap(MailView.init(rawValue:)) ?? .text
+    /// The view `query` names, else the HTML when the message has one, else its text.
+    init(query: String?, hasHTML: Bool) {
+        self = query.flatMap(MailView.init(rawValue:)) ?? (hasHTML ? .html : .text)
     }
 }
 
@@ -19,6 +20,15 @@ struct MailSection {
     let view: MailView
     /// The header block as received, for the Headers view.
     let headerBlock: String?
+    /// The parts the HTML shows inline (its `cid:` pictures): reachable, but not listed.
+    var inlineParts: Set<Int> = []
+    /// Whether the person asked, for this message and this view, to see its remote images.
+    var remoteImages = false
+
+    /// The attachments the list shows: every part but those the HTML shows inline.
+    var listedAttachments: [StoredAttachment] {
+        details.attachments.filter { !inlineParts.contains($0.part) }
+    }
 
     /// From, To, Cc and Date, as the sender's headers give them.
     var addresses: Node {
@@ -35,23 +45,24 @@ struct MailSection {
             }
             if let sent = details.sentAt {
                 element("dt", []) { "Date" }
-                element("dd", []) { time(.datetime(Formatting.iso8601(sent))) { Formatting.longDate(sent) } }
+                element("dd", []) { time(.datetime(Formatting.iso8601(sent)), .data("style", "full")) { Formatting.longDate(sent) } }
             }
         }
     }
 
-    /// Links between the views, and the raw message to download.
+    /// Links between the views, and the raw message to download. Each names its view, so Text
+    /// stays Text even for a message that opens on its HTML.
     var views: Node {
         element("nav", [.class("mail-views"), .aria("label", "Views of this message"), .id("mail-views")]) {
-            viewLink(.text, "Text")
             if details.html != nil { viewLink(.html, "HTML") }
+            viewLink(.text, "Text")
             viewLink(.headers, "Headers")
             a(.class("button"), .href(Paths.rawMail(id)), .id("download-eml")) { "Download .eml" }
         }
     }
 
     private func viewLink(_ target: MailView, _ label: String) -> Node {
-        let href = target == .text ? Paths.message(id) + "?keep=unread" : Paths.message(id) + "?keep=unread&view=" + target.rawValue
+        let href = Paths.message(id) + "?keep=unread&view=" + target.rawValue
         if target == view {
             return a(.class("button current"), .href(href), .aria("current", "page"), .id("view-\(target.rawValue)")) { label }
         }
@@ -63,14 +74,17 @@ struct MailSection {
         switch view {
         case .text:
             return nil
-        case .html where details.html != nil:
-            return element("iframe", [
-                .class("mail-html"), .id("mail-html"), .title("The message as HTML, with remote content blocked"),
-                Attribute("src", Paths.mailHTML(id)), Attribute("sandbox", "allow-popups allow-popups-to-escape-sandbox"),
+        case .html:
+            guard let html = details.html else { return p(.class("muted")) { "This message has no HTML part." } }
+            let frame = element("iframe", [
+                .class("mail-html"), .id("mail-html"),
+                .title(remoteImages ? "The message as HTML, with remote images shown" : "The message as HTML, with remote content blocked"),
+                Attribute("src", Paths.mailHTML(id) + (remoteImages ? "?" + MailHTML.remoteImagesQuery : "")),
+                Attribute("sandbox", "allow-popups allow-popups-to-escape-sandbox"),
                 Attribute("referrerpolicy", "no-referrer"), Attribute("loading", "lazy"),
             ]) {}
-        case .html:
-            return p(.class("muted")) { "This message has no HTML part." }
+            guard MailHTML.refersToRemoteContent(html) else { return frame }
+            return .fragment([remoteNotice, frame])
         case .headers:
             return element("pre", [.class("mail-source"), .id("mail-headers"), .aria("label", "Headers as received")]) {
                 headerBlock ?? ""
@@ -78,11 +92,32 @@ struct MailSection {
         }
     }
 
+    /// Says that remote images were blocked and offers them, for this message only, on the
+    /// person's own click: a link to this same view (a way of looking, so a GET), which works
+    /// with the script off. Once shown, offers the way back.
+    private var remoteNotice: Node {
+        let base = Paths.message(id) + "?keep=unread&view=html"
+        return p(.class("remote-notice"), .id("remote-notice")) {
+            if remoteImages {
+                span { "Remote images in this message are shown." }
+                " "
+                a(.class("button"), .href(base), .id("block-remote-images")) { "Block remote images" }
+            } else {
+                span { "Remote images in this message were blocked." }
+                " "
+                a(.class("button"), .href(base + "&" + MailHTML.remoteImagesQuery), .id("load-remote-images")) {
+                    "Load remote images"
+                }
+            }
+        }
+    }
+
     var attachments: Node {
-        section(.class("attachments"), .aria("labelledby", "attachments-title"), .id("attachments")) {
-            h2(.id("attachments-title")) { "\(details.attachments.count) Attachment\(details.attachments.count == 1 ? "" : "s")" }
+        let listed = listedAttachments
+        return section(.class("attachments"), .aria("labelledby", "attachments-title"), .id("attachments")) {
+            h2(.id("attachments-title")) { "\(listed.count) Attachment\(listed.count == 1 ? "" : "s")" }
             ul {
-                for attachment in details.attachments {
+                for attachment in listed {
                     li {
                         a(.href(Paths.mailPart(id, attachment.part)), .id("attachment-\(attachment.part)")) {
                             attachment.name ?? "Attachment \(attachment.part + 1)"

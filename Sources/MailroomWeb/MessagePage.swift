@@ -52,7 +52,7 @@ struct MessagePage {
                     p(.class("message-meta")) {
                         strong(.class("author")) { message.author.isEmpty ? "Anonymous" : message.author }
                         " · "
-                        time(.datetime(Formatting.iso8601(message.createdAt))) { Formatting.longDate(message.createdAt) }
+                        time(.datetime(Formatting.iso8601(message.createdAt)), .data("style", "full")) { Formatting.longDate(message.createdAt) }
                         if message.isFlagged { " · Flagged" }
                         if message.isUnread { " · Unread" }
                     }
@@ -65,7 +65,7 @@ struct MessagePage {
                     } else {
                         messageBody
                     }
-                    if let mail, !mail.details.attachments.isEmpty {
+                    if let mail, !mail.listedAttachments.isEmpty {
                         mail.attachments
                     }
                 }

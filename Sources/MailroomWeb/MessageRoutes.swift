@@ -15,14 +15,20 @@ extension MailroomApp {
                 }
             }
         }
-        let (mailboxes, found, details) = try reading { reader throws(StoreError) in
-            (try reader.mailboxes(), try reader.message(id), try reader.mailDetails(id))
+        let (mailboxes, found, details, inline) = try reading { reader throws(StoreError) in
+            let details = try reader.mailDetails(id)
+            return (try reader.mailboxes(), try reader.message(id), details,
+                    details?.attachments.isEmpty == false ? try reader.inlineParts(of: id) : [])
         }
         guard let found, let mailbox = mailboxes[found.mailbox] else { throw Self.noSuchMessage(id) }
-        let view = MailView(query: request.query["view"])
+        let view = MailView(query: request.query["view"], hasHTML: details?.html != nil)
         let mail = try details.map { details throws(HTTPError) in
-            MailSection(id: id, details: details, view: view,
-                        headerBlock: view == .headers ? MailSection.headerBlock(of: try rawBytes(details, of: id)) : nil)
+            var section = MailSection(
+                id: id, details: details, view: view,
+                headerBlock: view == .headers ? MailSection.headerBlock(of: try rawBytes(details, of: id)) : nil)
+            section.inlineParts = inline
+            section.remoteImages = MailHTML.asksForRemoteImages(request)
+            return section
         }
         var page = MessagePage(mailboxes: mailboxes, message: found.message, mailbox: mailbox, notice: Notice(from: request.query), token: token)
         page.mail = mail

@@ -1,7 +1,7 @@
 """Every state of every page, made through real form posts, for the accessibility, markup and
 screenshot checks.
 
-`seed(server)` fills a fresh server (started with `PAGE_SIZE` rows a page, so the Inbox has two) with a small, realistic set of messages and mailboxes (and, when it takes mail, one mail sent over SMTP) by
+`seed(server)` fills a fresh server (started with `PAGE_SIZE` rows a page, so the Inbox has two) with a small, realistic set of messages and mailboxes (and, when it takes mail, two mails sent over SMTP, whose rows show recipient, size and paperclip on the older page) by
 submitting the pages' own forms (each carries its `csrf` token), and returns the states in order:
 name, path and the status the page answers with. A state whose page is the answer to a post
 (a refused form) names the form to submit instead of a path.
@@ -194,6 +194,21 @@ def rich_mail():
     return message
 
 
+# A newsletter that shows a picture from the web: its page says the picture was blocked. The
+# address is on loopback (a closed port), so showing it asks nothing of the outside world.
+def remote_mail():
+    message = EmailMessage()
+    message["From"] = "Building News <news@building.test>"
+    message["To"] = "desk@office.test"
+    message["Subject"] = "This month in the building"
+    message["Date"] = "Tue, 01 Dec 2026 10:00:00 +0000"
+    message.set_content("New racks in the bike room, and the roof garden opens in spring.\n")
+    message.add_alternative(
+        '<p><img src="http://127.0.0.1:9/banner.png" alt="The roof garden" width="300" height="100"></p>'
+        '<p>New racks in the bike room, and the roof garden opens in spring.</p>', subtype="html")
+    return message
+
+
 def seed(server):
     """Fills a fresh server and returns its states (see the module's summary)."""
     client = Client(server)
@@ -202,7 +217,9 @@ def seed(server):
         with smtplib.SMTP("127.0.0.1", server.smtp_port) as smtp:
             reply = smtp.send_message(rich_mail(), "scanner@office.test", ["desk@office.test"])
             assert reply == {}, reply
-        mail = message_ids(client)[0]
+            reply = smtp.send_message(remote_mail(), "news@building.test", ["desk@office.test"])
+            assert reply == {}, reply
+        remote, mail = message_ids(client)[:2]
     for index in range(6):
         add_message(client, "Facilities", f"Reminder {index + 1}: fire drill on the {index + 3}rd floor", "")
     for author, subject, body, _, _ in MESSAGES:
@@ -275,7 +292,10 @@ def seed(server):
         State("signin", "/signin", signin=True),
     ] + ([] if mail is None else [
         State("mail", f"/messages/{mail}?keep=unread"),
+        State("mail-text", f"/messages/{mail}?keep=unread&view=text"),
         State("mail-html", f"/messages/{mail}?keep=unread&view=html"),
+        State("mail-remote", f"/messages/{remote}?keep=unread"),
+        State("mail-remote-shown", f"/messages/{remote}?keep=unread&view=html&images=remote"),
         State("mail-headers", f"/messages/{mail}?keep=unread&view=headers"),
         State("mailboxes-address-error", "/mailboxes", status=422, form="route-inbox",
               typed={"addresses": "desk@office.test, not-an-address"}),

@@ -49,7 +49,8 @@ STATE_NAMES = [
     "inbox-search", "inbox-search-active", "inbox-no-results", "inbox-search-problem", "inbox-undo", "inbox-active-undo",
     "inbox-form-error", "archive-empty", "trash", "trash-active", "message", "message-form-error",
     "mailboxes", "mailboxes-form-error", "confirm-empty-trash", "confirm-delete-mailbox", "error-404",
-    "signin", "mail", "mail-html", "mail-headers", "mailboxes-address-error",
+    "signin", "mail", "mail-text", "mail-html", "mail-headers", "mail-remote", "mail-remote-shown",
+    "mailboxes-address-error",
 ]
 
 

@@ -1,6 +1,10 @@
 """A mail's HTML in real Chromium: its scripts, handlers, remote images and forms do nothing and
 load nothing (the network log and a listening decoy both say so); its own inline image shows;
-links open outside the frame; an attachment downloads byte for byte."""
+links open outside the frame; an attachment downloads byte for byte. Remote images load only
+after a click on "Load remote images", for that message only, and still run no script. With the
+script on, the message page keeps its full date while the list shows short ones; at 390 px a
+row shows sender and subject first and nothing overflows."""
+import re
 import http.server
 import json
 import smtplib
@@ -150,9 +154,13 @@ def test_the_html_runs_nothing_and_loads_nothing_but_its_own_image(setup):
     assert server.url(f"/messages/{hostile}/parts/0") in answered, "its own cid: image loaded"
 
 
-def test_the_text_view_comes_first_and_shows_the_plain_words(setup):
+def test_the_html_view_comes_first_and_the_text_is_one_click_away(setup):
     driver, server, _, _, hostile, _, _ = setup
     driver.get(server.url(f"/messages/{hostile}?keep=unread"))
+    assert driver.find_element(By.ID, "view-html").get_attribute("aria-current") == "page"
+    assert driver.find_element(By.ID, "mail-html").get_attribute("sandbox") == "allow-popups allow-popups-to-escape-sandbox"
+    driver.find_element(By.ID, "view-text").click()
+    WebDriverWait(driver, 10).until(lambda d: "view=text" in d.current_url)
     assert "Plain words for the text view." in driver.find_element(By.CSS_SELECTOR, ".message-body").text
     assert not driver.find_elements(By.TAG_NAME, "iframe")
     assert driver.find_element(By.ID, "view-text").get_attribute("aria-current") == "page"
@@ -187,3 +195,84 @@ def test_an_attachment_downloads_byte_for_byte(setup):
     sent = next(part for part in rich.iter_attachments() if part.get_filename() == "floor-plan.pdf").get_content()
     assert target.read_bytes() == sent
     assert driver.current_url == server.url(f"/messages/{rich_id}?keep=unread"), "the page stays"
+
+
+def frame_loaded(driver):
+    """Waits until the page's mail frame has loaded its document."""
+    driver.switch_to.frame(driver.find_element(By.ID, "mail-html"))
+    WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete"
+                                    and d.find_elements(By.ID, "greeting"))
+
+
+def test_remote_images_load_only_on_the_persons_click_and_only_for_that_message(setup):
+    driver, server, decoy, _, hostile, rich_id, _ = setup
+    decoy.hits.clear()
+    driver.get(server.url(f"/messages/{hostile}?keep=unread"))
+    notice = driver.find_element(By.ID, "remote-notice")
+    assert "Remote images in this message were blocked." in notice.text
+    frame_loaded(driver)
+    driver.switch_to.default_content()
+    assert decoy.hits == [], "nothing remote by default"
+
+    driver.find_element(By.ID, "load-remote-images").click()
+    WebDriverWait(driver, 10).until(lambda d: "images=remote" in d.current_url)
+    frame_loaded(driver)
+    assert driver.find_element(By.ID, "greeting").text == "Hello", "the script still did not run"
+    driver.switch_to.default_content()
+    WebDriverWait(driver, 10).until(lambda _: "/pixel.gif" in decoy.hits)
+    # Images only: no script, handler, stylesheet, form or frame reached the decoy.
+    assert set(decoy.hits) <= {"/pixel.gif", "/background"}, decoy.hits
+    assert "Remote images in this message are shown." in driver.find_element(By.ID, "remote-notice").text
+
+    # Not remembered: the message again, and another, block remote images.
+    decoy.hits.clear()
+    driver.get(server.url(f"/messages/{hostile}?keep=unread"))
+    frame_loaded(driver)
+    driver.switch_to.default_content()
+    assert driver.find_element(By.ID, "load-remote-images")
+    driver.get(server.url(f"/messages/{rich_id}?keep=unread"))
+    assert not driver.find_elements(By.ID, "remote-notice"), "a mail without remote images says nothing"
+    assert decoy.hits == []
+
+
+def test_the_message_page_keeps_its_full_date_with_the_script_on(setup):
+    driver, server, _, _, _, rich_id, _ = setup
+    driver.get(server.url(f"/messages/{rich_id}?keep=unread"))
+    meta = driver.find_element(By.CSS_SELECTOR, ".message-meta time")
+    # The script has run once it has given the time its title.
+    WebDriverWait(driver, 10).until(lambda _: meta.get_attribute("title"))
+    full = re.compile(r"^[A-Z][a-z]{2} \d{1,2}, \d{4} at \d{2}:\d{2}")
+    assert full.match(meta.text), meta.text
+    sent = driver.find_element(By.CSS_SELECTOR, "#mail-addresses time")
+    assert full.match(sent.text) and "2026" in sent.text, sent.text
+    driver.get(server.url("/mailboxes/inbox"))
+    row = driver.find_element(By.CSS_SELECTOR, f"#message-{rich_id} time")
+    WebDriverWait(driver, 10).until(lambda _: row.get_attribute("title"))
+    assert re.fullmatch(r"\d{2}:\d{2}|[A-Z][a-z]{2} \d{1,2}(, \d{4})?", row.text), row.text
+
+
+ROW_BOXES = """
+const row = document.getElementById(arguments[0]);
+const box = (selector) => row.querySelector(selector).getBoundingClientRect().toJSON();
+return {author: box(".author"), subject: box(".subject"), details: box(".row-details"), row: row.getBoundingClientRect().toJSON(),
+        clip: box(".clip"), recipient: box(".recipient"), size: box(".size"),
+        width: innerWidth, scroll: document.documentElement.scrollWidth};
+"""
+
+
+def test_a_row_on_a_phone_shows_sender_and_subject_first_and_nothing_overflows(setup):
+    driver, server, _, _, _, rich_id, _ = setup
+    driver.set_window_size(390, 844)
+    try:
+        WebDriverWait(driver, 10).until(lambda d: d.execute_script("return innerWidth") == 390)
+        driver.get(server.url("/mailboxes/inbox"))
+        boxes = driver.execute_script(ROW_BOXES, f"message-{rich_id}")
+        assert boxes["scroll"] <= boxes["width"], "the page does not scroll sideways"
+        assert boxes["author"]["top"] < boxes["subject"]["top"] < boxes["details"]["top"], boxes
+        for part in ("author", "subject", "details", "recipient", "size", "clip"):
+            assert boxes[part]["width"] > 0 and boxes[part]["left"] >= 0, part
+            assert boxes[part]["right"] <= boxes["row"]["right"] + 0.5, part
+        assert driver.find_element(By.CSS_SELECTOR, f"#message-{rich_id} .recipient").text == "To desk@office.test"
+        assert driver.find_element(By.CSS_SELECTOR, f"#message-{rich_id} .clip").accessible_name == "Has attachments"
+    finally:
+        driver.set_window_size(1280, 900)
