@@ -18,16 +18,9 @@ public struct RowDetails: Equatable, Sendable {
 }
 
 extension Reader {
-    /// Whether attachment `a` of mail `m` is shown inline rather than attached: it has a
-    /// content id (kept without angle brackets) and the message's HTML contains `cid:` and that
-    /// id. An inline part is a picture in the HTML (a logo, a signature), so it is neither
-    /// listed as an attachment nor counted as one; every other part is a real attachment.
-    ///
-    /// Each term is guarded against NULL, so `NOT` of it is always true or false.
-    static let isInlinePart = """
-        (a.content_id IS NOT NULL AND a.content_id != '' AND m.html IS NOT NULL
-         AND instr(m.html, 'cid:' || a.content_id) > 0)
-        """
+    /// Whether attachment `a` of mail `m` is shown inline rather than attached: the opposite of
+    /// `Schema.listedAttachment`, the one rule that intake, search and the pages share.
+    static let isInlinePart = "NOT " + Schema.listedAttachment("a", html: "m.html")
 
     /// The details of every mailed message among `ids`, in one statement; posted messages (no
     /// mail row) have none. Each row carries its mailbox's name and addresses, so the recipient
@@ -36,7 +29,7 @@ extension Reader {
         guard !ids.isEmpty else { return [:] }
         let statement = try database.cached("""
             SELECT m.id, m.envelope_to, m.to_header, m.size,
-                   EXISTS (SELECT 1 FROM attachments a WHERE a.raw = m.raw AND NOT \(Self.isInlinePart)),
+                   m.listed_attachments > 0,
                    b.id, b.name, (SELECT group_concat(pattern, char(10)) FROM addresses WHERE mailbox = b.id)
             FROM mail m JOIN messages g ON g.id = m.id JOIN mailboxes b ON b.id = g.mailbox
             WHERE m.id IN (SELECT value FROM json_each(?))
