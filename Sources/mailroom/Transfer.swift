@@ -1,9 +1,9 @@
 import Dispatch
 import Glibc
 import HTTP
-import HTTPServer
 import MailroomCore
 import MailroomMail
+import MailroomNet
 import MailroomStore
 import MailroomWeb
 
