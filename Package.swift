@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "SMTP"),
         // The network layer: libevent loops with the HTTP and SMTP connections on them, behind a
         // (Request) -> Response handler and a mail service.
-        .target(name: "MailroomNet", dependencies: ["HTTP", "SMTP", "CLibevent"]),
+        .target(name: "MailroomNet", dependencies: ["HTTP", "HTML", "SMTP", "CLibevent"]),
         // SQLite persistence: the only importer of CSQLite.
         .target(name: "MailroomStore", dependencies: ["MailroomCore", "CSQLite"]),
         // Routes, forms and pages: a pure (Request) -> Response function.
