@@ -7,7 +7,7 @@ let package = Package(
         .executable(name: "mailroom", targets: ["mailroom"]),
     ],
     targets: [
-        // C behind one fence: only HTTPServer imports libevent.
+        // C behind one fence: only MailroomNet imports libevent.
         .systemLibrary(
             name: "CLibevent",
             pkgConfig: "libevent",
@@ -41,13 +41,14 @@ let package = Package(
         .target(name: "MailroomMail", dependencies: ["CGMime", "CCrypto"]),
         // SMTP sessions as values (commands, replies, limits, message text) with no sockets.
         .target(name: "SMTP"),
-        // libevent behind a (Request) -> Response handler.
-        .target(name: "HTTPServer", dependencies: ["HTTP", "SMTP", "CLibevent"]),
+        // The network layer: libevent loops with the HTTP and SMTP connections on them, behind a
+        // (Request) -> Response handler and a mail service.
+        .target(name: "MailroomNet", dependencies: ["HTTP", "HTML", "SMTP", "CLibevent"]),
         // SQLite persistence: the only importer of CSQLite.
         .target(name: "MailroomStore", dependencies: ["MailroomCore", "CSQLite"]),
         // Routes, forms and pages: a pure (Request) -> Response function.
         .target(name: "MailroomWeb", dependencies: ["MailroomCore", "MailroomStore", "MailroomMail", "HTML", "HTTP"]),
-        .executableTarget(name: "mailroom", dependencies: ["MailroomWeb", "MailroomStore", "HTTPServer", "HTTP", "SMTP", "CMalloc"]),
+        .executableTarget(name: "mailroom", dependencies: ["MailroomWeb", "MailroomStore", "MailroomNet", "HTTP", "SMTP", "CMalloc"]),
         // `make bench`: figures for page rendering and durable saves, printed as a table.
         .executableTarget(name: "mailroom-bench", dependencies: ["MailroomWeb", "MailroomStore", "MailroomCore", "HTTP"]),
 
@@ -62,11 +63,11 @@ let package = Package(
         .testTarget(name: "MailroomWebTests", dependencies: ["MailroomWeb", "MailroomCore", "MailroomStore", "HTTP"]),
         .testTarget(
             name: "HostileRequestTests",
-            dependencies: ["MailroomWeb", "MailroomCore", "HTTPServer", "HTTP"]
+            dependencies: ["MailroomWeb", "MailroomCore", "MailroomNet", "HTTP"]
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MailroomWeb", "MailroomCore", "MailroomStore", "HTTPServer", "HTTP", "TestSupport"]
+            dependencies: ["MailroomWeb", "MailroomCore", "MailroomStore", "MailroomNet", "HTTP", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,5 @@
 import Glibc
-import HTTPServer
+import MailroomNet
 
 /// Unbuffered output, so lines from the log, the banner and errors keep their order in a pipe.
 /// With `--log-format json`, each line is one JSON object with its time and level.

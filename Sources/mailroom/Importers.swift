@@ -3,6 +3,7 @@ import Glibc
 import HTTP
 import MailroomCore
 import MailroomMail
+import MailroomNet
 import MailroomStore
 import MailroomWeb
 
@@ -159,9 +160,9 @@ struct OnlineImport {
 
     func run(_ sources: [Source], _ progress: Progress) throws -> (added: Int, skipped: Int, name: String) {
         let (host, port) = try Self.address(url)
-        let connection: Sendmail.Connection
+        let connection: ClientSocket
         do {
-            connection = try Sendmail.Connection(host: host, port: port)
+            connection = try ClientSocket(host: host, port: port)
         } catch {
             throw TransferFailure(error.message)
         }
@@ -227,7 +228,7 @@ struct OnlineImport {
         return (String(host), port)
     }
 
-    private func post(_ target: String, _ body: [UInt8], host: String, port: Int, on connection: Sendmail.Connection) throws -> (added: Int, skipped: Int) {
+    private func post(_ target: String, _ body: [UInt8], host: String, port: Int, on connection: ClientSocket) throws -> (added: Int, skipped: Int) {
         let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var head = "POST \(target) HTTP/1.1\r\nHost: \(authority)\r\nContent-Type: application/mbox\r\n"
             + "Content-Length: \(body.count)\r\nAccept: application/json\r\n"
@@ -253,7 +254,7 @@ struct OnlineImport {
                 throw TransferFailure("Mailroom at \(authority) refused the import (\(status)): \(said)")
             }
             return (Int(added), Int(skipped))
-        } catch let failure as Sendmail.Failure {
+        } catch let failure as ClientSocketError {
             throw TransferFailure("\(failure.message) (at \(authority))")
         }
     }

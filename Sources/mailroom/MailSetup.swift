@@ -1,6 +1,6 @@
 import Glibc
 import HTTP
-import HTTPServer
+import MailroomNet
 import MailroomWeb
 import SMTP
 

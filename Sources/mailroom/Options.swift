@@ -1,5 +1,5 @@
 import Glibc
-import HTTPServer
+import MailroomNet
 import MailroomWeb
 import SMTP
 

@@ -1,9 +1,9 @@
 import Dispatch
 import Glibc
 import HTTP
-import HTTPServer
 import MailroomCore
 import MailroomMail
+import MailroomNet
 import MailroomStore
 import MailroomWeb
 
@@ -287,107 +287,5 @@ struct Source {
                 }
             }
         }
-    }
-}
-
-/// What an import shows while it runs (on standard error: a line rewritten in place on a
-/// terminal, else a line every 10 seconds) and its rate at the end.
-final class Progress: @unchecked Sendable {
-    private let total: Int
-    private let started = Progress.seconds()
-    private lazy var lastShown = started
-    private var bytes = 0
-    private(set) var messages = 0
-    private let isTerminal = isatty(2) == 1
-    private let lock = NSLockLike()
-
-    private var skippedCount = 0
-    /// Files passed over, each already reported on its own line.
-    var skippedFiles: Int { lock.locked { skippedCount } }
-
-    init(total: Int) { self.total = total }
-
-    /// Reports a file that is not imported, on a line of its own, and counts it for the summary.
-    func skipped(_ file: Maildir.Skipped) {
-        let shown = lock.locked {
-            skippedCount += 1
-            return lastShown > started
-        }
-        if isTerminal && shown { FileHandleLike.writeError("\r\u{1B}[K") }
-        // The console keeps LF for messages of its own; a file's name may hold one too.
-        Console.error("import: skipped \(LogLine.visible(file.path)): \(file.reason)")
-    }
-
-    func read(_ count: Int) {
-        lock.locked { bytes += count }
-    }
-
-    func stored(_ count: Int) {
-        let now = Self.seconds()
-        let line: String? = lock.locked {
-            messages += count
-            guard now - lastShown >= (isTerminal ? 0.5 : 10) else { return nil }
-            lastShown = now
-            return status(now)
-        }
-        if let line { show(line) }
-    }
-
-    func finish() {
-        if isTerminal && lastShown > started { FileHandleLike.writeError("\r\u{1B}[K") }
-    }
-
-    var summary: String { lock.locked { rate(Self.seconds()) } }
-
-    private func status(_ now: Double) -> String {
-        let percent = total > 0 ? min(100, bytes * 100 / total) : 100
-        return "import: \(messages) messages, \(Self.size(bytes)) of \(Self.size(total)) (\(percent)%), \(rate(now))"
-    }
-
-    private func rate(_ now: Double) -> String {
-        let seconds = max(now - started, 0.001)
-        let megabytes = Double(bytes) / 1_000_000 / seconds
-        return "\(Self.size(bytes)) in \(Self.oneDecimal(seconds)) s, \(Self.oneDecimal(megabytes)) MB/s"
-    }
-
-    private func show(_ line: String) {
-        FileHandleLike.writeError(isTerminal ? "\r\u{1B}[K" + line : line + "\n")
-    }
-
-    static func size(_ bytes: Int) -> String {
-        bytes < 1 << 20 ? "\((bytes + 1_023) >> 10) KiB" : "\(bytes >> 20) MiB"
-    }
-
-    static func oneDecimal(_ value: Double) -> String {
-        let tenths = Int((value * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10)"
-    }
-
-    static func seconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
-}
-
-/// A pthread mutex, for the few counters the import's two threads share.
-final class NSLockLike: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    init() { pthread_mutex_init(mutex, nil) }
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-    func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
-    }
-}
-
-enum FileHandleLike {
-    static func writeError(_ text: String) {
-        var text = text
-        text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     }
 }

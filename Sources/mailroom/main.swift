@@ -2,8 +2,8 @@ import CMalloc
 import Dispatch
 import Glibc
 import HTTP
-import HTTPServer
 import MailroomCore
+import MailroomNet
 import MailroomStore
 import MailroomWeb
 import SMTP

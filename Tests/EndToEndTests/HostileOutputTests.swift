@@ -1,5 +1,5 @@
 import Glibc
-import HTTPServer
+import MailroomNet
 import MailroomStore
 import Testing
 

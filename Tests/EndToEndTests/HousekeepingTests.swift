@@ -1,6 +1,6 @@
 import Dispatch
 import HTTP
-import HTTPServer
+import MailroomNet
 import Testing
 
 /// The server's own upkeep (in Mailroom: handing unused memory back) runs on a loop's timer,

@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 import Testing
-@testable import HTTPServer
+@testable import MailroomNet
 
 /// The threads that posts wait on: the pool grows to its limit and no further, and jobs beyond
 /// the limit wait their turn instead of being lost.

@@ -1,6 +1,6 @@
 import HTTP
-import HTTPServer
 import MailroomCore
+import MailroomNet
 import MailroomWeb
 import Testing
 

@@ -1,3 +1,4 @@
+import HTML
 import HTTP
 
 /// The small HTML page the server itself answers with when a request cannot reach the handler.
@@ -9,25 +10,12 @@ public enum ErrorPage {
             <html lang="en"><head><meta charset="utf-8"><title>\(title)</title>\
             <meta name="viewport" content="width=device-width, initial-scale=1">\
             <link rel="stylesheet" href="/style.css"></head>
-            <body class="error-page"><main><h1>\(title)</h1><p>\(escape(error.message))</p>\
+            <body class="error-page"><main><h1>\(title)</h1><p>\(Escaping.text(error.message))</p>\
             <p><a href="/">Back to Mailroom</a></p></main></body></html>
 
             """
         var response = Response(status: error.status, html: Array(html.utf8))
         for (name, value) in error.headers { response.headers.add(name, value) }
         return response
-    }
-
-    private static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }

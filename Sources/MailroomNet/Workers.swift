@@ -55,7 +55,7 @@ final class Workers: Sendable {
     var threadCount: Int { state.withLock { $0.threads } }
 
     private func startThread() -> Bool {
-        guard case .success(let thread) = HTTPServer.startThread({ self.work() }) else { return false }
+        guard case .success(let thread) = MailroomNet.startThread({ self.work() }) else { return false }
         pthread_detach(thread)
         return true
     }

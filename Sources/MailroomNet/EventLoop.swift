@@ -10,7 +10,7 @@ private import CLibevent
 /// included, is Mailroom's own page.
 final class EventLoop {
     let base: OpaquePointer
-    private var listener: OpaquePointer?
+    var listener: OpaquePointer?
     private var stopEvent: OpaquePointer?
     private var stopDeadline: OpaquePointer?
     let handler: Handler
@@ -20,17 +20,17 @@ final class EventLoop {
     let configuration: ServerConfiguration
     let limits: RequestLimits
     let log: AccessLog
-    private var connections: [UInt64: Connection] = [:]
+    var connections: [UInt64: Connection] = [:]
     /// Each connection's address, to count it out of `admission` when it closes.
-    private var peers: [UInt64: String] = [:]
-    private let admission: Admission
-    private let refusals: RefusalLog
+    var peers: [UInt64: String] = [:]
+    let admission: Admission
+    let refusals: RefusalLog
     /// Re-enable a listener that was paused because a cap was reached or descriptors ran out.
-    private var resumeListener: OpaquePointer?
-    private var resumeMailListener: OpaquePointer?
-    private var mailListener: OpaquePointer?
-    private let mail: MailShared?
-    private var mailSessions: [UInt64: MailConnection] = [:]
+    var resumeListener: OpaquePointer?
+    var resumeMailListener: OpaquePointer?
+    var mailListener: OpaquePointer?
+    let mail: MailShared?
+    var mailSessions: [UInt64: MailConnection] = [:]
     /// The hub whose events this loop writes to its event streams, and those streams.
     let events: EventHub?
     private var streams: [UInt64: Connection] = [:]
@@ -38,7 +38,7 @@ final class EventLoop {
     private var heartbeat: OpaquePointer?
     /// Where SMTP sessions on this loop read their bytes: one at a time, as the loop runs them.
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
-    private var nextSerial: UInt64 = 0
+    var nextSerial: UInt64 = 0
     /// Answers computed on worker threads, waiting to be written by this loop.
     let replies = Replies()
     private var wakeEvent: OpaquePointer?
@@ -76,13 +76,13 @@ final class EventLoop {
         let context = Unmanaged.passUnretained(self).toOpaque()
         // Backlog 0: the socket is already listening.
         listener = evconnlistener_new(base, { _, fd, address, length, context in
-            guard let context else { close(fd); return }
+            guard let context else { Socket(fd).close(); return }
             let loop = Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue()
             loop.accept(fd, peer: EventLoop.describe(address, length))
         }, context, UInt32(LEV_OPT_CLOSE_ON_FREE), 0, socket)
         if let mail {
             mailListener = evconnlistener_new(base, { _, fd, address, length, context in
-                guard let context else { close(fd); return }
+                guard let context else { Socket(fd).close(); return }
                 let loop = Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue()
                 loop.acceptMail(fd, peer: EventLoop.describe(address, length))
             }, context, UInt32(LEV_OPT_CLOSE_ON_FREE), 0, mail.socket)
@@ -144,8 +144,8 @@ final class EventLoop {
         }
         guard listener != nil, stopEvent != nil, wakeEvent != nil, mail == nil || mailListener != nil,
               resumeListener != nil, resumeMailListener != nil else {
-            if let listener { evconnlistener_free(listener) } else { close(socket) }
-            if let mailListener { evconnlistener_free(mailListener) } else if let mail { close(mail.socket) }
+            if let listener { evconnlistener_free(listener) } else { Syscall.close(socket) }
+            if let mailListener { evconnlistener_free(mailListener) } else if let mail { Syscall.close(mail.socket) }
             if let stopEvent { event_free(stopEvent) }
             replies.close()
             if let wakeEvent { event_free(wakeEvent) }
@@ -186,87 +186,8 @@ final class EventLoop {
     /// A handle that another thread may use to stop this loop.
     var stopper: LoopStopper { LoopStopper(event: stopEvent) }
 
-    private func accept(_ fd: Int32, peer: String) {
-        guard !isStopping else {
-            close(fd)
-            return
-        }
-        let verdict = admission.admit(peer)
-        guard verdict == .admitted else {
-            refusals.refused(verdict, peer: peer, limits: admission)
-            shed(fd, saying: Self.busyAnswer, pausing: verdict == .full ? listener : nil, until: resumeListener)
-            return
-        }
-        nextSerial += 1
-        guard let connection = Connection(loop: self, socket: fd, peer: peer, serial: nextSerial) else {
-            admission.leave(peer)
-            close(fd)
-            return
-        }
-        connections[nextSerial] = connection
-        peers[nextSerial] = peer
-    }
-
-    private func acceptMail(_ fd: Int32, peer: String) {
-        guard !isStopping, let mail else {
-            close(fd)
-            return
-        }
-        let verdict = mail.admit(peer)
-        guard verdict == .admitted else {
-            shed(fd, saying: mail.refusal(verdict), pausing: verdict == .full ? mailListener : nil, until: resumeMailListener)
-            return
-        }
-        nextSerial += 1
-        guard let session = MailConnection(loop: self, shared: mail, socket: fd, peer: peer, serial: nextSerial) else {
-            mail.leave(peer)
-            close(fd)
-            return
-        }
-        mailSessions[nextSerial] = session
-    }
-
-    /// Refuses a connection as cheaply as it can be: one non-blocking send of a ready answer
-    /// (what the socket does not take at once is dropped) and a close. When every slot is
-    /// taken the listener also rests, so the next arrivals wait in the kernel's queue, costing
-    /// nothing, rather than being accepted only to be refused.
-    private func shed(_ fd: Int32, saying answer: [UInt8], pausing listener: OpaquePointer?, until resume: OpaquePointer?) {
-        _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
-        close(fd)
-        if let listener { pause(listener, resume: resume, milliseconds: 100) }
-    }
-
-    /// accept(2) failed. Out of descriptors (or memory) the socket stays readable, so the
-    /// listener rests for half a second, as nginx does, instead of failing again at once. Any
-    /// other failure (a connection's own network error, which Linux reports here) is retried.
-    private func acceptFailed(_ failing: OpaquePointer?, _ code: Int32) {
-        guard let failing, [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(code) else { return }
-        if failing == mailListener, let mail {
-            mail.refusals.outOfDescriptors(limits: mail.admission)
-            pause(failing, resume: resumeMailListener, milliseconds: 500)
-        } else {
-            refusals.outOfDescriptors(limits: admission)
-            pause(failing, resume: resumeListener, milliseconds: 500)
-        }
-    }
-
-    private func pause(_ listener: OpaquePointer, resume: OpaquePointer?, milliseconds: Int) {
-        guard let resume else { return }
-        evconnlistener_disable(listener)
-        var wait = timeval(tv_sec: milliseconds / 1000, tv_usec: suseconds_t((milliseconds % 1000) * 1000))
-        event_add(resume, &wait)
-    }
-
-    /// What an HTTP client over a cap is told before the connection closes.
-    private static let busyAnswer: [UInt8] = {
-        let page = "<!doctype html><title>Too many connections</title><p>Mailroom has too many connections "
-            + "open from your address or in all. Try again in a moment.\n"
-        return Array(("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/html; charset=utf-8\r\n"
-            + "Retry-After: 1\r\nConnection: close\r\nContent-Length: \(page.utf8.count)\r\n\r\n" + page).utf8)
-    }()
-
     /// Writes the answers that worker threads finished; a connection closed meanwhile gets none.
-    private func deliverReplies() {
+    func deliverReplies() {
         for handback in replies.take() {
             switch handback {
             case .answer(let answer): connections[answer.serial]?.deliver(answer)
@@ -350,7 +271,7 @@ final class EventLoop {
         return dateText
     }
 
-    private static func describe(_ address: UnsafeMutablePointer<sockaddr>?, _ length: Int32) -> String {
+    private     static func describe(_ address: UnsafeMutablePointer<sockaddr>?, _ length: Int32) -> String {
         guard let address else { return "-" }
         var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         guard getnameinfo(address, socklen_t(length), &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 else {
@@ -376,57 +297,4 @@ struct LoopStopper: @unchecked Sendable {
 /// Turns on libevent's locking once per process, before any event base exists.
 enum LibeventThreads {
     static let enabled: Bool = evthread_use_pthreads() == 0
-}
-
-/// One HTTP answer computed off the loop, for connection `serial`.
-struct Answer: Sendable {
-    let serial: UInt64
-    let response: Response
-    let method: HTTP.Method
-    let target: String
-    let keepAlive: Bool
-    let echoKeepAlive: Bool
-    let started: Clock.Instant
-}
-
-/// What a worker thread hands back to a loop: an HTTP answer, or the outcome of storing a mail.
-enum Handback: Sendable {
-    case answer(Answer)
-    case stored(serial: UInt64, outcome: DeliveryOutcome)
-    /// The hub has a new event for the streams.
-    case events
-}
-
-/// The hand-over from worker threads to a loop: a queue and an event that wakes the loop.
-final class Replies: @unchecked Sendable {
-    // The event pointer is used only under the lock, and never after `close`.
-    private struct State: @unchecked Sendable {
-        var queue: [Handback] = []
-        var wake: OpaquePointer?
-    }
-
-    private let state = Mutex(State())
-
-    fileprivate func attach(wake: OpaquePointer?) {
-        state.withLock { $0.wake = wake }
-    }
-
-    func post(_ reply: Handback) {
-        state.withLock { state in
-            guard let wake = state.wake else { return }
-            state.queue.append(reply)
-            event_active(wake, 0, 0)
-        }
-    }
-
-    fileprivate func take() -> [Handback] {
-        state.withLock { state in
-            defer { state.queue = [] }
-            return state.queue
-        }
-    }
-
-    fileprivate func close() {
-        state.withLock { $0.wake = nil }
-    }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import HTTP
+import Synchronization
 
 /// An HTTP server: one event loop per thread, each with its own listening socket on one port.
 public final class Server: Sendable {
@@ -23,12 +24,14 @@ public final class Server: Sendable {
     private let housekeeping: Housekeeping?
     private let events: EventHub?
     private let mayWait: WaitPredicate
-    private let state = Locked(State())
+    private let state = Mutex(State())
 
     private struct State {
         var stoppers: [LoopStopper] = []
         var threads: [pthread_t] = []
         var started = false
+        /// Loops that could not start, reported by their threads.
+        var failures: [ServerError] = []
     }
 
     /// Binds the listening sockets at once, so a busy port is reported before anything runs.
@@ -85,7 +88,6 @@ public final class Server: Sendable {
     /// Starts every loop on its own thread and returns once all of them are ready.
     public func start() throws(ServerError) {
         let ready = DispatchSemaphore(value: 0)
-        let failures = Locked<[ServerError]>([])
         var threads: [pthread_t] = []
         for (index, socket) in sockets.enumerated() {
             let mailSocket = index < mailSockets.count ? mailSockets[index] : nil
@@ -97,7 +99,7 @@ public final class Server: Sendable {
                     ready.signal()
                 },
                 onFailure: { error in
-                    failures.withLock { $0.append(error) }
+                    self.state.withLock { $0.failures.append(error) }
                     ready.signal()
                 })
             switch startThread({ job.run() }) {
@@ -107,7 +109,7 @@ public final class Server: Sendable {
         }
         for _ in threads { ready.wait() }
         state.withLock { $0.threads = threads; $0.started = true }
-        if let failure = failures.withLock({ $0.first }) {
+        if let failure = state.withLock({ $0.failures.first }) {
             stop()
             throw failure
         }

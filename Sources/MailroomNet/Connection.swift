@@ -1,0 +1,259 @@
+import Glibc
+import HTTP
+import Synchronization
+private import CLibevent
+
+/// One client connection: reads requests, answers them in order, and closes when told to,
+/// when the client goes away, or when it takes too long.
+final class Connection {
+    unowned let loop: EventLoop
+    /// Names this connection for answers coming back from worker threads.
+    let serial: UInt64
+    /// A request is being answered on a worker thread; later requests wait their turn.
+    var isAwaitingReply = false
+    let bufferevent: OpaquePointer
+    let peer: String
+    /// Bytes received but not yet part of an answered request.
+    var input: [UInt8] = []
+    /// Set once the last answer is queued: close when it has been written.
+    var closesAfterWrite = false
+    /// Fires if a request that has started does not arrive whole in time (a slow trickle).
+    private var requestDeadline: OpaquePointer?
+    private var deadlineArmed = false
+    var isClosed = false
+    /// The answer is an event stream: the connection stays open for the hub's events.
+    var isStream = false
+    var streamStartedAt: Int64 = 0
+    /// The id of the last event this stream was written (or told to start after).
+    var lastEventID: Int64 = 0
+    /// The body being made a piece at a time (`Response.stream`) and how much of it is still to
+    /// come; later requests wait until it is all queued.
+    var outgoing: (source: BodySource, remaining: Int)?
+    /// The loop's limits, told this client's address (an upload's token is counted per address).
+    private let limits: RequestLimits
+    /// Reading stopped because too much input waits behind an answer still going out.
+    var readingHeldBack = false
+    /// How much of a streamed body is asked for at once, and about the most libevent holds of
+    /// it: a slow reader keeps a piece or two in memory, not the body.
+    static let streamPiece = 256 * 1_024
+
+    /// Where every answer, event and piece of a download is written.
+    var writer: SocketWriter { SocketWriter(bufferevent) }
+
+    init?(loop: EventLoop, socket: Int32, peer: String, serial: UInt64) {
+        guard let bufferevent = bufferevent_socket_new(loop.base, socket, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+            return nil
+        }
+        self.loop = loop
+        self.serial = serial
+        self.bufferevent = bufferevent
+        self.peer = peer
+        var limits = loop.limits
+        limits.peer = peer
+        self.limits = limits
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        requestDeadline = event_new(loop.base, -1, 0, { _, _, context in
+            guard let context else { return }
+            Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue().requestTimedOut()
+        }, context)
+        // libevent writes at most 16 KiB per call by default; a page just over that would then
+        // wait for the client's delayed ACK.
+        bufferevent_set_max_single_write(bufferevent, 1 << 20)
+        bufferevent_setcb(bufferevent, { _, context in
+            guard let context else { return }
+            Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue().readable()
+        }, { _, context in
+            guard let context else { return }
+            Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue().written()
+        }, { _, events, context in
+            guard let context else { return }
+            Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue().event(events)
+        }, context)
+        // Silence in either direction for this long ends the connection.
+        var idle = timeval(tv_sec: loop.configuration.timeoutSeconds, tv_usec: 0)
+        bufferevent_set_timeouts(bufferevent, &idle, &idle)
+        bufferevent_enable(bufferevent, Int16(EV_READ | EV_WRITE))
+    }
+
+    /// During shutdown: an idle connection closes now; one with a request arriving or an answer
+    /// being written finishes it first (keep-alive is off while stopping). True if it is busy.
+    func finishOrClose() -> Bool {
+        if isStream {
+            close()
+            return false
+        }
+        let writing = writer.queued > 0 || outgoing != nil
+        guard writing || isAwaitingReply || !input.isEmpty || hasUnreadBytes else {
+            close()
+            return false
+        }
+        if writing { closesAfterWrite = true }
+        return true
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        if let requestDeadline {
+            event_del(requestDeadline)
+            event_free(requestDeadline)
+        }
+        requestDeadline = nil
+        // Lets go of a body not yet sent, and what its source holds (a download slot).
+        outgoing = nil
+        if isStream { loop.log.metrics.eventClients.wrappingSubtract(1, ordering: .relaxed) }
+        bufferevent_setcb(bufferevent, nil, nil, nil, nil)
+        bufferevent_free(bufferevent)
+        loop.closed(self)
+    }
+
+    /// Whether the client has sent bytes that this loop has not read yet.
+    private var hasUnreadBytes: Bool {
+        Socket(bufferevent_getfd(bufferevent)).hasUnreadBytes
+    }
+
+    // MARK: Callbacks
+
+    private func readable() {
+        let source = bufferevent_get_input(bufferevent)
+        let length = evbuffer_get_length(source)
+        guard length > 0 else { return }
+        // A stream's client has nothing more to ask: what it sends is dropped.
+        guard !isStream else {
+            evbuffer_drain(source, length)
+            return
+        }
+        let start = input.count
+        input.append(contentsOf: repeatElement(0, count: length))
+        let copied = input.withUnsafeMutableBytes { evbuffer_remove(source, $0.baseAddress! + start, length) }
+        if copied < length { input.removeLast(length - max(Int(copied), 0)) }
+        // Bytes held back behind an answer still being made or sent (pipelining, a streamed
+        // download, a client that does not read) count against the limit: past it, reading
+        // stops until the answer is out (`written`, `deliver`).
+        let outputPending = writer.queued >= 1 << 20
+        if input.count > maxBufferedBytes && (isAwaitingReply || closesAfterWrite || outgoing != nil || outputPending) {
+            bufferevent_disable(bufferevent, Int16(EV_READ))
+            readingHeldBack = true
+        }
+        process()
+    }
+
+    /// The most that one request can take: its head and body limits, and a little more.
+    private var maxBufferedBytes: Int {
+        loop.limits.maxURLBytes + loop.limits.maxHeaderBytes + loop.limits.largestBody + 4_096
+    }
+
+    private func written() {
+        if outgoing != nil {
+            pump()
+            // Called again once what `pump` queued is written.
+            guard outgoing == nil, !isClosed, writer.queued == 0 else { return }
+        }
+        if closesAfterWrite {
+            close()
+            return
+        }
+        if readingHeldBack && !isAwaitingReply {
+            readingHeldBack = false
+            bufferevent_enable(bufferevent, Int16(EV_READ))
+        }
+        if !input.isEmpty {
+            // Requests held back while answers piled up (see `process`) go on now.
+            process()
+        }
+    }
+
+    private func event(_ events: Int16) {
+        let pending = writer.queued
+        if events & Int16(BEV_EVENT_EOF) != 0 && events & Int16(BEV_EVENT_ERROR) == 0 && (pending > 0 || outgoing != nil) {
+            // The client stopped sending but still reads: finish the answers, then close.
+            closesAfterWrite = true
+            bufferevent_disable(bufferevent, Int16(EV_READ))
+            return
+        }
+        close()
+    }
+
+    private func requestTimedOut() {
+        deadlineArmed = false
+        input = []
+        answer(loop.errorPage(HTTPError(
+            Status(code: 408, reason: "Request Timeout"),
+            "The request did not arrive in \(loop.configuration.timeoutSeconds) seconds.")),
+            method: .get, target: "-", keepAlive: false, started: Clock.now)
+    }
+
+    // MARK: Requests
+
+    /// Answers every whole request in the buffer, in order (pipelining), and no more.
+    func process() {
+        while !closesAfterWrite && !isClosed && !isAwaitingReply && outgoing == nil {
+            // A client that pipelines without reading its answers waits until they are written.
+            guard writer.queued < 1 << 20 else { return }
+            guard !input.isEmpty else {
+                disarmDeadline()
+                break
+            }
+            let started = Clock.now
+            switch RequestParser.parse(input, limits: limits) {
+            case .incomplete:
+                guard input.count <= maxBufferedBytes else {
+                    refuse(HTTPError(.contentTooLarge, "The request is larger than Mailroom accepts."), started: started)
+                    return
+                }
+                armDeadline()
+                return
+            case .request(var request, let consumed, let keepAlive):
+                disarmDeadline()
+                input.removeFirst(consumed)
+                request.peer = peer
+                let echo = keepAlive && request.headers["Connection"]?.lowercased() == "keep-alive"
+                if loop.mayWait(request) {
+                    // A change waits for its commit: off the loop, so the loop serves others and
+                    // changes from many connections can be committed together.
+                    isAwaitingReply = true
+                    let (handler, replies, serial, posted) = (loop.handler, loop.replies, serial, request)
+                    Workers.shared.submit {
+                        replies.post(.answer(Answer(
+                            serial: serial, response: handler(posted), method: posted.method, target: posted.target,
+                            keepAlive: keepAlive, echoKeepAlive: echo, started: started)))
+                    }
+                    return
+                }
+                let response = loop.handler(request)
+                if request.method == .get && response.isEventStream, let events = loop.events {
+                    guard !loop.isStopping else {
+                        answer(loop.errorPage(HTTPError(.serviceUnavailable, "Mailroom is stopping.")), method: request.method,
+                               target: request.target, keepAlive: false, started: started)
+                        return
+                    }
+                    startStream(response, request: request, events: events, started: started)
+                    return
+                }
+                answer(response, method: request.method, target: request.target, keepAlive: keepAlive && !loop.isStopping,
+                       echoKeepAlive: echo, started: started)
+            case .rejected(let error, let consumed, let keepAlive):
+                disarmDeadline()
+                input.removeFirst(consumed)
+                answer(loop.errorPage(error), method: .get, target: "-", keepAlive: keepAlive && !loop.isStopping, started: started)
+            case .refused(let error):
+                refuse(error, started: started)
+                return
+            }
+        }
+    }
+
+
+    func armDeadline() {
+        guard !deadlineArmed, let requestDeadline else { return }
+        deadlineArmed = true
+        var wait = timeval(tv_sec: loop.configuration.timeoutSeconds, tv_usec: 0)
+        event_add(requestDeadline, &wait)
+    }
+
+    func disarmDeadline() {
+        guard deadlineArmed, let requestDeadline else { return }
+        deadlineArmed = false
+        event_del(requestDeadline)
+    }
+}
