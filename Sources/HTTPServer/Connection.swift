@@ -1,5 +1,6 @@
 import Glibc
 import HTTP
+import MailroomService
 import Synchronization
 private import CLibevent
 

@@ -1,5 +1,6 @@
 import HTML
 import MailroomCore
+import MailroomService
 
 /// A page of its own that asks before something is destroyed or removed.
 struct ConfirmPage {

@@ -1,5 +1,6 @@
 import HTML
 import HTTP
+import MailroomService
 
 /// The readable page behind every refusal.
 enum ErrorPages {
