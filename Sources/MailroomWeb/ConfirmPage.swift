@@ -1,6 +1,5 @@
 import HTML
 import MailroomCore
-import MailroomService
 
 /// A page of its own that asks before something is destroyed or removed.
 struct ConfirmPage {

@@ -1,6 +1,5 @@
 import HTML
 import HTTP
-import MailroomService
 
 /// The readable page behind every refusal.
 enum ErrorPages {

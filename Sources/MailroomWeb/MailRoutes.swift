@@ -2,7 +2,6 @@ import Dispatch
 import HTTP
 import MailroomCore
 import MailroomMail
-import MailroomService
 import MailroomStore
 
 /// The addresses under a mailed message: its HTML in a frame of its own, its attachments, and

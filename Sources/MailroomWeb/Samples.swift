@@ -1,5 +1,4 @@
 import MailroomCore
-import MailroomService
 
 /// The six demo messages of `mailroom --samples`, for screenshots and tests; a new Mailroom
 /// otherwise opens on the `Welcome` alone.

@@ -1,5 +1,4 @@
 import HTTP
-import MailroomService
 
 /// Headers every response carries, so no page can be framed, sniffed or made to run foreign code.
 enum SecurityHeaders {

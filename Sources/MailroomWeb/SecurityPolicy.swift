@@ -1,6 +1,5 @@
 import HTML
 import HTTP
-import MailroomService
 
 /// Who may talk to Mailroom: which Host names it answers to, and the token every form carries.
 public struct SecurityPolicy: Sendable {

@@ -1,6 +1,5 @@
 import HTML
 import HTTP
-import MailroomService
 
 extension MailroomApp {
     func showSignIn(_ request: Request, status: Status = .ok, problem: String? = nil) -> Response {

@@ -1,5 +1,4 @@
 import MailroomCore
-import MailroomService
 
 /// The one message a new Mailroom opens on: how to send mail here, with the address and port it
 /// really takes mail at, so the first thing a person copies works. It is an ordinary message:
