@@ -42,15 +42,22 @@ let package = Package(
         // SMTP sessions as values (commands, replies, limits, message text) with no sockets.
         .target(name: "SMTP"),
         // The network layer: libevent loops with the HTTP and SMTP connections on them, behind a
-        // (Request) -> Response handler and a mail service.
-        .target(name: "MailroomNet", dependencies: ["HTTP", "HTML", "SMTP", "CLibevent"]),
+        // (Request) -> Response handler and a mail service. Imports the service for its metrics
+        // and change feed.
+        .target(name: "MailroomNet", dependencies: ["HTTP", "HTML", "SMTP", "MailroomService", "CLibevent"]),
         // SQLite persistence: the only importer of CSQLite.
         .target(name: "MailroomStore", dependencies: ["MailroomCore", "CSQLite"]),
-        // Routes, forms and pages: a pure (Request) -> Response function.
-        .target(name: "MailroomWeb", dependencies: ["MailroomCore", "MailroomStore", "MailroomMail", "HTML", "HTTP"]),
-        .executableTarget(name: "mailroom", dependencies: ["MailroomWeb", "MailroomStore", "MailroomNet", "HTTP", "SMTP", "CMalloc"]),
+        // The application: mail intake, list commands, import, retention, the group commit, the
+        // change feed and metrics, over the store. Knows no protocol: neither HTTP nor HTML.
+        .target(name: "MailroomService", dependencies: ["MailroomCore", "MailroomStore", "MailroomMail"]),
+        // Routes, forms and pages: a pure (Request) -> Response function over the service.
+        .target(name: "MailroomWeb", dependencies: ["MailroomService", "MailroomCore", "MailroomStore", "MailroomMail", "HTML", "HTTP"]),
+        .executableTarget(
+            name: "mailroom",
+            dependencies: ["MailroomService", "MailroomWeb", "MailroomStore", "MailroomNet", "HTTP", "SMTP", "CMalloc"]
+        ),
         // `make bench`: figures for page rendering and durable saves, printed as a table.
-        .executableTarget(name: "mailroom-bench", dependencies: ["MailroomWeb", "MailroomStore", "MailroomCore", "HTTP"]),
+        .executableTarget(name: "mailroom-bench", dependencies: ["MailroomWeb", "MailroomService", "MailroomStore", "MailroomCore", "HTTP"]),
 
         // What several test targets share: a seeded random generator.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -60,14 +67,15 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP", "TestSupport"]),
         .testTarget(name: "MailroomMailTests", dependencies: ["MailroomMail", "TestSupport"]),
-        .testTarget(name: "MailroomWebTests", dependencies: ["MailroomWeb", "MailroomCore", "MailroomStore", "HTTP"]),
+        .testTarget(name: "MailroomServiceTests", dependencies: ["MailroomService", "MailroomCore", "MailroomStore"]),
+        .testTarget(name: "MailroomWebTests", dependencies: ["MailroomWeb", "MailroomService", "MailroomCore", "MailroomStore", "HTTP"]),
         .testTarget(
             name: "HostileRequestTests",
             dependencies: ["MailroomWeb", "MailroomCore", "MailroomNet", "HTTP"]
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MailroomWeb", "MailroomCore", "MailroomStore", "MailroomNet", "HTTP", "TestSupport"]
+            dependencies: ["MailroomWeb", "MailroomService", "MailroomCore", "MailroomStore", "MailroomNet", "HTTP", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import Glibc
 import HTTP
+import MailroomService
 
 /// How log lines are written: words for people, or one JSON object a line for a collector.
 public enum LogFormat: String, Sendable {

@@ -1,5 +1,6 @@
 import Glibc
 import HTTP
+import MailroomService
 private import CLibevent
 
 /// Event streams (`text/event-stream`): the connection stays open and is written the hub's events.

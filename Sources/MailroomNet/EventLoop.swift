@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import HTTP
+import MailroomService
 import Synchronization
 private import CLibevent
 

@@ -1,4 +1,5 @@
 import HTTP
+import MailroomService
 import SMTP
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import HTTP
+import MailroomService
 import Synchronization
 
 /// An HTTP server: one event loop per thread, each with its own listening socket on one port.

@@ -1,12 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import HTTP
 import MailroomCore
 import MailroomMail
+import MailroomService
 import MailroomStore
-import Synchronization
 
 /// `/api/v1/`: JSON for CI jobs and scripts. The same store, query grammar and exactness rules
 /// as the pages: a list is read in keyset pages, and an action "by query" touches only what
@@ -225,12 +222,12 @@ extension MailroomApp {
         let outcome: (changed: Int, gone: Int)
         switch target {
         case .ids(let ids):
-            outcome = try perform { transaction throws(HTTPError) in
+            outcome = try perform { transaction in
                 // Each id is acted on in the mailbox it is in now; ids not found are counted as gone.
                 var byMailbox: [MailboxID: [MessageID]] = [:]
                 var gone = 0
                 for id in ids {
-                    if let box = try ListCommand.reading({ () throws(StoreError) in try transaction.mailbox(of: id) }) {
+                    if let box = try Self.storing({ () throws(StoreError) in try transaction.mailbox(of: id) }) {
                         byMailbox[box, default: []].append(id)
                     } else {
                         gone += 1
@@ -255,7 +252,7 @@ extension MailroomApp {
             let asOf = revision ?? store.revision
             var state = ListState(mode: .active, allAsOf: asOf)
             state.search = all ? "" : text
-            outcome = try perform { transaction throws(HTTPError) in
+            outcome = try perform { transaction in
                 let (_, notice) = try action.command.apply(to: transaction, in: box, state: state, pageSize: pageSize)
                 return (notice?.count ?? 0, notice?.gone ?? 0)
             }
@@ -310,14 +307,11 @@ extension MailroomApp {
             request.body.withUnsafeBytes { bytes in scanner.feed(bytes) { prepare($0.raw, $0.sender) } }
             scanner.finish { prepare($0.raw, $0.sender) }
         }
-        let (box, added, skipped) = try perform { transaction throws(HTTPError) in
-            do throws(StoreError) {
-                let box = try MailImport.mailbox(named: name, transaction)
-                let (added, skipped) = try MailImport.store(messages, in: box, transaction)
-                return (box, added, skipped)
-            } catch {
-                throw ListCommand.failure(error)
-            }
+        let box: MailboxID, added: Int, skipped: Int
+        do throws(ServiceError) {
+            (box, added, skipped) = try service.importMail(messages, into: name)
+        } catch {
+            throw HTTPError(error)
         }
         return Self.json(.object([
             ("mailbox", .string(box.slug)), ("added", .int(added)), ("skipped", .int(skipped)),
@@ -343,17 +337,17 @@ extension MailroomApp {
             after = id
         }
         let only = try request.query["mailbox"].map { slug throws(HTTPError) in try apiMailbox(slug) }
-        guard commitWatch.enter(limit: Self.maximumWaits) else {
+        guard service.commitWatch.enter(limit: Self.maximumWaits) else {
             throw HTTPError(.serviceUnavailable, "Too many waits at once (\(Self.maximumWaits)); try again shortly.")
         }
-        defer { commitWatch.leave() }
+        defer { service.commitWatch.leave() }
         let deadline = DispatchTime.now() + .seconds(seconds)
         var woken = false
         while true {
             let seen = store.revision
             if let found = try newestMatch(query, in: only, after: after) {
                 var response = Self.json(try messageJSON(found))
-                if woken, let since = commitWatch.sinceLastCommit() {
+                if woken, let since = service.commitWatch.sinceLastCommit() {
                     // How long after the commit that brought it this answer was made, for a
                     // script (or the bench) that wants to know (W3C Server Timing).
                     let millis = Double(since) / 1_000_000
@@ -362,7 +356,7 @@ extension MailroomApp {
                 return response
             }
             woken = true
-            guard commitWatch.wait(beyond: seen, revision: { store.revision }, until: deadline) else {
+            guard service.commitWatch.wait(beyond: seen, revision: { store.revision }, until: deadline) else {
                 throw HTTPError(Status(code: 408, reason: "Request Timeout"),
                                 "No message matching “\(text)” arrived within \(seconds) seconds.")
             }
@@ -383,138 +377,6 @@ extension MailroomApp {
                 if let newest, newest.rawValue > (best?.rawValue ?? 0) { best = newest }
             }
             return best
-        }
-    }
-}
-
-/// What `POST /api/v1/messages/ACTION` can do, as the toolbar's buttons do it.
-enum APIAction: String {
-    case read, unread, flag, unflag, delete
-
-    var command: ListCommand {
-        switch self {
-        case .read: .markRead
-        case .unread: .markUnread
-        case .flag: .flag
-        case .unflag: .unflag
-        // To Trash, or out of Trash for good, as Delete does on the page.
-        case .delete: .removeSelected(.delete)
-        }
-    }
-}
-
-/// Which messages an API action names: ids, or a query as of a revision.
-enum APITarget {
-    case ids([MessageID])
-    case query(String, mailbox: String, revision: Int64?, all: Bool)
-
-    init(_ request: Request) throws(HTTPError) {
-        let type = request.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: " \t").lowercased() ?? ""
-        guard type == "application/json" else {
-            // A form could be posted here by any site; JSON makes a browser ask first (CORS),
-            // which Mailroom never allows.
-            throw HTTPError(.unsupportedMediaType, "Send the body as JSON, with Content-Type: application/json.")
-        }
-        let body: JSON
-        do {
-            body = try JSON.parse(request.body)
-        } catch {
-            throw HTTPError(.badRequest, error.message)
-        }
-        guard case .object = body else { throw HTTPError(.badRequest, "The body must be a JSON object.") }
-        if let ids = body["ids"] {
-            guard case .array(let values) = ids else { throw HTTPError(.badRequest, "“ids” must be an array of message ids.") }
-            var found: [MessageID] = []
-            for value in values {
-                guard case .number(let id) = value, id > 0 else { throw HTTPError(.badRequest, "“ids” must hold message ids (whole numbers).") }
-                found.append(MessageID(id))
-            }
-            self = try Self.checked(ids: found)
-            return
-        }
-        let revision: Int64?
-        switch body["revision"] {
-        case nil, .null?: revision = nil
-        case .number(let value)?: revision = value
-        default: throw HTTPError(.badRequest, "“revision” must be a whole number.")
-        }
-        var text = ""
-        switch body["q"] {
-        case nil, .null?: break
-        case .string(let value)?: text = value
-        default: throw HTTPError(.badRequest, "“q” must be a string.")
-        }
-        var mailbox = "inbox"
-        switch body["mailbox"] {
-        case nil, .null?: break
-        case .string(let value)?: mailbox = value
-        default: throw HTTPError(.badRequest, "“mailbox” must be a mailbox's id, such as \"inbox\".")
-        }
-        self = try Self.checked(query: text, mailbox: mailbox, revision: revision, all: body["all"] == .bool(true))
-    }
-
-    private static func checked(ids: [MessageID]) throws(HTTPError) -> APITarget {
-        guard !ids.isEmpty else { throw HTTPError(.badRequest, "“ids” is empty: name at least one message.") }
-        guard ids.count <= 100_000 else { throw HTTPError(.contentTooLarge, "At most 100,000 ids at once; use a query for more.") }
-        return .ids(ids)
-    }
-
-    private static func checked(query: String, mailbox: String, revision: Int64?, all: Bool) throws(HTTPError) -> APITarget {
-        .query(query, mailbox: mailbox, revision: revision, all: all)
-    }
-}
-
-/// Lets `wait` calls sleep until the next commit instead of polling.
-final class CommitWatch: Sendable {
-    private let sleepers = Mutex<[ObjectIdentifier: DispatchSemaphore]>([:])
-    private let waiting = Atomic<Int>(0)
-    /// When the last commit was made, in nanoseconds of the monotonic clock (0: none yet).
-    private let lastCommit = Atomic<UInt64>(0)
-
-    /// Nanoseconds since the last commit, or nil before the first.
-    func sinceLastCommit() -> UInt64? {
-        let last = lastCommit.load(ordering: .acquiring)
-        guard last > 0 else { return nil }
-        return Self.now() &- last
-    }
-
-    private static func now() -> UInt64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
-    }
-
-    /// Counts a waiter in; false when `limit` are waiting already.
-    func enter(limit: Int) -> Bool {
-        guard waiting.wrappingAdd(1, ordering: .relaxed).newValue <= limit else {
-            waiting.wrappingSubtract(1, ordering: .relaxed)
-            return false
-        }
-        return true
-    }
-
-    func leave() {
-        waiting.wrappingSubtract(1, ordering: .relaxed)
-    }
-
-    /// Called after every durable commit: wakes every sleeper.
-    func committed() {
-        lastCommit.store(Self.now(), ordering: .releasing)
-        sleepers.withLock { sleepers in
-            for sleeper in sleepers.values { sleeper.signal() }
-        }
-    }
-
-    /// Sleeps until the store's revision passes `seen` (true) or `deadline` passes (false).
-    func wait(beyond seen: Int64, revision: () -> Int64, until deadline: DispatchTime) -> Bool {
-        let sleeper = DispatchSemaphore(value: 0)
-        let key = ObjectIdentifier(sleeper)
-        sleepers.withLock { $0[key] = sleeper }
-        defer { sleepers.withLock { $0[key] = nil } }
-        while true {
-            // Checked after joining the sleepers: a commit between the two still wakes this one.
-            if revision() > seen { return true }
-            if sleeper.wait(timeout: deadline) == .timedOut { return revision() > seen }
         }
     }
 }

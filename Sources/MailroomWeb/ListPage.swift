@@ -1,6 +1,7 @@
 import HTML
 import HTTP
 import MailroomCore
+import MailroomService
 import MailroomStore
 
 /// A mailbox's list, one page of it, rendered entirely from one `ListState`.

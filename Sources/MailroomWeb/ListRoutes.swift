@@ -1,27 +1,39 @@
 import HTTP
 import MailroomCore
+import MailroomService
 import MailroomStore
 
 extension MailroomApp {
     func showList(_ box: MailboxID, request: Request) throws(HTTPError) -> Response {
-        // Loaded before the page is read: the page shows at least this revision.
-        let revision = store.revision
+        // Loaded before the page is read: the page shows at least this revision of the mailbox.
+        let revision = service.revision(of: box)
         let now = now()
-        // Unchanged data, the same address and the same day: the browser's copy is current. An
-        // address that is cached, or that the browser holds, was read (and checked) already.
-        let etag = PageTag.for(boot: boot, revision: Int(revision), target: request.target, day: now / 86_400)
-        if let cached = pageCache.page(etag, revision: Int(revision)) {
+        // Unchanged rows, the same counts in the sidebar, the same address and the same day:
+        // the browser's copy is current. An address that is cached, or that the browser holds,
+        // was read (and checked) already.
+        let etag = PageTag.for(
+            boot: boot, revision: Int(revision), mailboxes: try mailboxes(), target: request.target, day: now / 86_400)
+        if let cached = pages.value(etag, in: box, revision: revision) {
             return PageTag.matches(request, etag) ? PageTag.notModified(etag) : cached
         }
         let requested = try ListQuery.state(from: request.query)
         if PageTag.matches(request, etag) { return PageTag.notModified(etag) }
-        let html = try render(box, requested, notice: Notice(from: request.query), now: now)
+        let (html, shown) = try renderPage(box, requested, notice: Notice(from: request.query), now: now)
+        // Tagged with the counts it shows, which may be newer than those loaded above.
+        let tag = PageTag.for(boot: boot, revision: Int(revision), mailboxes: shown, target: request.target, day: now / 86_400)
         var response = Response(html: html)
-        response.headers.add("ETag", etag)
+        response.headers.add("ETag", tag)
         SecurityHeaders.apply(to: &response)
         let answer = response.prepared()
-        pageCache.store(answer, tag: etag, revision: Int(revision))
+        pages.store(answer, for: tag, in: box, revision: revision, cost: answer.body.count)
         return answer
+    }
+
+    /// Where a list page starts and what it searches: with its mailbox, what its rows are
+    /// cached under.
+    struct SliceKey: Hashable, Sendable {
+        let place: PagePlace
+        let search: String
     }
 
     /// The page of `box` that `state` asks for, read in one read transaction.
@@ -29,15 +41,25 @@ extension MailroomApp {
         _ box: MailboxID, _ state: ListState, notice: Notice?, now: Int64,
         draft: Draft = Draft(subject: ""), problems: [String] = []
     ) throws(HTTPError) -> [UInt8] {
-        var (query, searchProblem) = Self.search(of: state)
+        try renderPage(box, state, notice: notice, now: now, draft: draft, problems: problems).html
+    }
+
+    /// The page and the mailboxes (with their counts) its sidebar shows.
+    private func renderPage(
+        _ box: MailboxID, _ state: ListState, notice: Notice?, now: Int64,
+        draft: Draft = Draft(subject: ""), problems: [String] = []
+    ) throws(HTTPError) -> (html: [UInt8], mailboxes: [MailboxSummary]) {
+        var (query, searchProblem) = ListCommand.search(of: state)
         let pageSize = pageSize
-        // Loaded before reading: what is read is at least this revision.
-        let revision = store.revision
-        let key = SliceCache.Key(mailbox: box, place: state.place, search: state.search)
+        // Loaded before reading: what is read is at least this revision of the mailbox.
+        let revision = service.revision(of: box)
+        let key = SliceKey(place: state.place, search: state.search)
         // Searches are read every time: their cost is the search's, and the bench measures it.
-        if !state.isSearch, state.allAsOf == nil, let known = sliceCache.entry(key, revision: revision) {
-            return try finish(box, state, known.mailboxes, known.slice, allCount: nil, searchProblem: nil,
-                              notice: notice, now: now, draft: draft, problems: problems)
+        if !state.isSearch, state.allAsOf == nil, let known = slices.value(key, in: box, revision: revision) {
+            let mailboxes = try self.mailboxes()
+            let html = try finish(box, state, mailboxes, known, allCount: nil, searchProblem: nil,
+                                  notice: notice, now: now, draft: draft, problems: problems)
+            return (html, mailboxes)
         }
         let (mailboxes, slice, allCount) = try reading { reader throws(StoreError) in
             let mailboxes = try reader.mailboxes()
@@ -64,10 +86,11 @@ extension MailroomApp {
             return (mailboxes, slice, allCount)
         }
         if !state.isSearch {
-            sliceCache.store(SliceCache.Entry(slice: slice, mailboxes: mailboxes), for: key, revision: revision)
+            slices.store(slice, for: key, in: box, revision: revision)
         }
-        return try finish(box, state, mailboxes, slice, allCount: allCount, searchProblem: searchProblem,
-                          notice: notice, now: now, draft: draft, problems: problems)
+        let html = try finish(box, state, mailboxes, slice, allCount: allCount, searchProblem: searchProblem,
+                              notice: notice, now: now, draft: draft, problems: problems)
+        return (html, mailboxes)
     }
 
     /// The page itself, from rows already read.
@@ -100,13 +123,13 @@ extension MailroomApp {
             let draft = Draft(subject: form["subject"] ?? "", body: form["body"] ?? "", author: form["author"] ?? "")
             guard box != .trash else { throw HTTPError(.badRequest, "New messages cannot be added to Trash.") }
             do throws(HTTPError) {
-                try perform { transaction throws(HTTPError) in
+                try perform(touching: [box]) { transaction throws(HTTPError) in
                     do throws(StoreError) {
                         try transaction.add(draft, to: box, at: now())
                     } catch .refused(let refusal) {
                         throw HTTPError(.unprocessableContent, refusal.message)
                     } catch {
-                        throw ListCommand.failure(error)
+                        throw HTTPError(ServiceError(error))
                     }
                 }
             } catch where error.status == .unprocessableContent {
@@ -123,27 +146,19 @@ extension MailroomApp {
         let pageSize = pageSize
         if command.changesNothing {
             let viewed = try readingView { (reader: Reader) throws(HTTPError) in
-                try command.view(on: reader, in: box, state: state, pageSize: pageSize)
+                do throws(ServiceError) {
+                    return try command.view(on: reader, in: box, state: state, pageSize: pageSize)
+                } catch {
+                    throw HTTPError(error)
+                }
             }
             if let (next, notice) = viewed { return .seeOther(Paths.mailbox(box, next, notice: notice)) }
         }
         let counted = form["all-count"].flatMap { Int($0) }
-        let (next, notice) = try perform { transaction throws(HTTPError) in
+        let (next, notice) = try perform(touching: command.touches(in: box)) { transaction in
             try command.apply(to: transaction, in: box, state: state, pageSize: pageSize, counted: counted)
         }
         return .seeOther(Paths.mailbox(box, next, notice: notice))
-    }
-
-    /// The search `state` asks for, understood; or, when it cannot be, why, in a sentence. A
-    /// query that narrows nothing (only spaces or punctuation) is no search.
-    static func search(of state: ListState) -> (SearchQuery?, String?) {
-        guard state.isSearch else { return (nil, nil) }
-        do {
-            let query = try SearchQuery(state.search)
-            return query.isEmpty ? (nil, nil) : (query, nil)
-        } catch {
-            return (nil, error.message)
-        }
     }
 
     /// Each problem with a draft as its own sentence, for the list next to the form.

@@ -1,5 +1,6 @@
 import HTTP
 import MailroomCore
+import MailroomService
 import MailroomStore
 
 extension MailroomApp {
@@ -69,7 +70,7 @@ extension MailroomApp {
                 } catch .refused(let refusal) {
                     throw HTTPError(.unprocessableContent, refusal.message)
                 } catch {
-                    throw ListCommand.failure(error)
+                    throw HTTPError(ServiceError(error))
                 }
             }
             if let created { return .seeOther(Paths.mailbox(created, notice: Notice(.created))) }
@@ -97,7 +98,7 @@ extension MailroomApp {
             throw HTTPError(.badRequest, "Emptying Trash needs confirm=yes from its confirmation page.")
         }
         let count = try perform { transaction throws(HTTPError) in
-            try ListCommand.reading { () throws(StoreError) in try transaction.emptyTrash() }
+            try Self.storing { () throws(StoreError) in try transaction.emptyTrash() }
         }
         return .seeOther(Paths.mailbox(.trash, notice: Notice(.emptied, count: count)))
     }
@@ -122,7 +123,7 @@ extension MailroomApp {
             throw HTTPError(.badRequest, "Deleting a mailbox needs confirm=yes from its confirmation page.")
         }
         let count = try perform { transaction throws(HTTPError) in
-            try ListCommand.reading { () throws(StoreError) in try transaction.deleteMailbox(id) }
+            try Self.storing { () throws(StoreError) in try transaction.deleteMailbox(id) }
         }
         return .seeOther(Paths.mailbox(.inbox, notice: Notice(.removed, count: count)))
     }

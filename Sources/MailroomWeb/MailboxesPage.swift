@@ -1,5 +1,6 @@
 import HTML
 import MailroomCore
+import MailroomService
 
 /// Create, rename and delete people's own mailboxes.
 struct MailboxesPage {

@@ -1,19 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import HTTP
 import MailroomCore
+import MailroomService
 import MailroomStore
-import Synchronization
 
-/// Runs inside every commit, just before it is made durable; throwing abandons the whole batch.
-/// Tests use it to make a commit fail.
-public typealias BeforeCommit = @Sendable () throws -> Void
-
-/// The whole web application as one `(Request) -> Response` function over the mail store.
+/// The whole web application as one `(Request) -> Response` function over the service.
 public final class MailroomApp: Sendable {
-    public let store: Store
-    let beforeCommit: BeforeCommit?
+    /// The application this door serves: the store, the group commit, the change feed.
+    public let service: Mailroom
     let files: StaticFiles
     let now: @Sendable () -> Int64
     let security: SecurityPolicy
@@ -24,27 +17,19 @@ public final class MailroomApp: Sendable {
     /// What scripts send as `Authorization: Bearer …` to pass the password gate on `/metrics`
     /// and the API; nil when there is none.
     let apiToken: String?
-    /// What the server and the app count, for `/metrics`.
-    public let metrics = Metrics()
     /// Rows a list page shows at a time.
     let pageSize: Int
     let rowCache = RowCache()
-    let commits = GroupCommit()
-    /// Wakes `wait` calls after each commit.
-    let commitWatch = CommitWatch()
-    /// Announces each commit to the live lists (`GET /events`); the server writes the events.
-    public let events: EventHub
-    let pageCache = PageCache()
+    /// Whole list pages, head prepared and security headers included, kept per mailbox while
+    /// it is unchanged (see `PageTag`).
+    let pages = RevisionCache<String, Response>(maxEntries: 256, maxCost: 8 << 20)
+    /// The rows of list pages (a mailbox in its own order, not a search), kept per mailbox
+    /// while it is unchanged: edit mode, ticks and notices show the same rows, read once.
+    let slices = RevisionCache<SliceKey, ListSlice>(maxEntries: 256)
     /// The cap on large downloads streaming at once, for the whole process.
     let downloads = DownloadSlots()
-    let sliceCache = SliceCache()
-    /// The mailboxes and their counts as of a revision: every request names a mailbox, and
-    /// asking SQLite each time would cost more than answering a cached page.
-    private let directory = Mutex<(revision: Int64, mailboxes: [MailboxSummary])?>(nil)
     /// Differs on every start, so an ETag from before a restart never matches a page after it.
     let boot = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-    /// A file this app made for itself (the in-memory convenience), removed with the app.
-    private let ownedFile: String?
 
     public static let defaultPageSize = 50
     public static let pageSizes = 10...500
@@ -54,26 +39,24 @@ public final class MailroomApp: Sendable {
         security: SecurityPolicy, signIn: SignIn? = nil, apiToken: String? = nil,
         pageSize: Int = MailroomApp.defaultPageSize, beforeCommit: BeforeCommit? = nil
     ) {
-        self.init(store: store, ownedFile: nil, publicFolder: publicFolder, now: now, security: security,
-                  signIn: signIn, apiToken: apiToken, pageSize: pageSize, beforeCommit: beforeCommit)
+        let service = Mailroom(store: store, now: now, beforeCommit: beforeCommit, describeChange: Self.describeChange)
+        self.init(service: service, publicFolder: publicFolder, now: now, security: security,
+                  signIn: signIn, apiToken: apiToken, pageSize: pageSize)
     }
 
-    private init(
-        store: Store, ownedFile: String?, publicFolder: String, now: @escaping @Sendable () -> Int64,
-        security: SecurityPolicy, signIn: SignIn?, apiToken: String? = nil, pageSize: Int, beforeCommit: BeforeCommit?
+    /// The web door over `service`.
+    public init(
+        service: Mailroom, publicFolder: String, now: @escaping @Sendable () -> Int64,
+        security: SecurityPolicy, signIn: SignIn?, apiToken: String? = nil, pageSize: Int
     ) {
-        self.store = store
-        self.ownedFile = ownedFile
+        self.service = service
         self.security = security
         self.signIn = signIn
         self.guesses = signIn?.guesses ?? Guesses()
         self.apiToken = apiToken.flatMap { $0.isEmpty ? nil : $0 }
         self.pageSize = min(max(pageSize, Self.pageSizes.lowerBound), Self.pageSizes.upperBound)
-        self.beforeCommit = beforeCommit
         self.files = StaticFiles(root: publicFolder, headers: SecurityHeaders.fields)
         self.now = now
-        self.events = EventHub(lastID: store.revision)
-        store.observeCommits { [weak self] revision in self?.committed(revision) }
     }
 
     /// An app over a new store in a temporary file that holds `library`, with no security
@@ -82,57 +65,42 @@ public final class MailroomApp: Sendable {
         library: Library, publicFolder: String, now: @escaping @Sendable () -> Int64,
         security: SecurityPolicy = .off, signIn: SignIn? = nil, apiToken: String? = nil, pageSize: Int = 500,
         beforeCommit: BeforeCommit? = nil
-    ) throws(StoreError) {
-        let path = "/tmp/mailroom-app-\(UInt64.random(in: 0...UInt64.max)).sqlite"
-        let store = try Store(path: path)
-        do {
-            try store.write { transaction in try transaction.replaceAll(with: library) }
-        } catch {
-            throw error as? StoreError ?? .failed("\(error)")
-        }
-        self.init(store: store, ownedFile: path, publicFolder: publicFolder, now: now, security: security,
-                  signIn: signIn, apiToken: apiToken, pageSize: pageSize, beforeCommit: beforeCommit)
+    ) throws(ServiceError) {
+        let service = try Mailroom(library: library, now: now, beforeCommit: beforeCommit, describeChange: Self.describeChange)
+        self.init(service: service, publicFolder: publicFolder, now: now, security: security,
+                  signIn: signIn, apiToken: apiToken, pageSize: pageSize)
     }
 
     /// An app whose Inbox holds `mailbox`'s messages, with no security checks.
-    public convenience init(mailbox: Mailbox, publicFolder: String, now: @escaping @Sendable () -> Int64) throws(StoreError) {
+    public convenience init(mailbox: Mailbox, publicFolder: String, now: @escaping @Sendable () -> Int64) throws(ServiceError) {
         try self.init(library: Library(inbox: mailbox), publicFolder: publicFolder, now: now)
     }
 
-    deinit {
-        guard let ownedFile else { return }
-        store.close()
-        for suffix in ["", "-wal", "-shm"] { _ = unlink(ownedFile + suffix) }
-    }
+    public var store: Store { service.store }
+
+    /// What the server and the app count, for `/metrics`.
+    public var metrics: Metrics { service.metrics }
+
+    /// Announces each commit to the live lists (`GET /events`); the server writes the events.
+    public var events: EventHub { service.events }
 
     /// The token that forms carry, for pages to embed.
     var token: String? { security.formToken }
 
     /// The whole library as it is at this moment: every row read (for tests of small stores).
-    public var library: Library { (try? store.library()) ?? Library() }
+    public var library: Library { service.library }
 
     /// The Inbox as it is at this moment.
     public var snapshot: Mailbox { library[.inbox] ?? Mailbox() }
 
     /// Every mailbox with its counts, as of the last commit.
     func mailboxes() throws(HTTPError) -> [MailboxSummary] {
-        // Loaded first: what is read below is at least this revision, so it may stand for it.
-        let revision = store.revision
-        if let known = directory.withLock({ $0 }), known.revision == revision { return known.mailboxes }
-        let mailboxes = try reading { reader throws(StoreError) in try reader.mailboxes() }
-        directory.withLock { known in
-            if (known?.revision ?? -1) < revision { known = (revision, mailboxes) }
-        }
-        return mailboxes
+        do throws(ServiceError) { return try service.mailboxes() } catch { throw HTTPError(error) }
     }
 
     /// Reads from the store; a failure is a 500 that says so.
     func reading<Result>(_ body: (Reader) throws(StoreError) -> Result) throws(HTTPError) -> Result {
-        do {
-            return try store.read(body)
-        } catch {
-            throw HTTPError(.internalServerError, "Mailroom could not read its database. (\(error))")
-        }
+        do throws(ServiceError) { return try service.read(body) } catch { throw HTTPError(error) }
     }
 
     /// Reads from one snapshot with a body that may itself refuse with an HTTP error, such as a
@@ -144,82 +112,22 @@ public final class MailroomApp: Sendable {
         return try outcome.get()
     }
 
-    /// Runs `command` in a transaction and answers only once it is durable. A command that
-    /// throws changes nothing; nor does a commit that fails. Commands from requests arriving
-    /// together are committed together (see `GroupCommit`); readers never wait for a commit.
-    ///
-    /// `isolated: false` runs the command without a savepoint of its own, and a command that
-    /// throws then abandons its whole batch. For a command that cannot be refused, only fail
-    /// (storing mail): a savepoint makes the search index write its pending words to the file,
-    /// so without one a batch's messages share one index segment instead of one each.
-    func perform<Result: Sendable>(
-        isolated: Bool = true, expected: Bool = false, _ command: (Transaction) throws(HTTPError) -> Result
-    ) throws(HTTPError) -> Result {
-        var outcome: Swift.Result<Result, HTTPError>?
-        let saveFailure = withoutActuallyEscaping(command) { command -> HTTPError? in
-            let entry = GroupCommit.Entry { transaction in
-                guard isolated else {
-                    do throws(HTTPError) {
-                        outcome = .success(try command(transaction))
-                        return true
-                    } catch {
-                        outcome = .failure(error)
-                        throw error
-                    }
-                }
-                do {
-                    outcome = .success(try transaction.attempt { () throws -> Result in try command(transaction) })
-                    return true
-                } catch let error as HTTPError {
-                    outcome = .failure(error)
-                    return false
-                } catch {
-                    outcome = .failure(HTTPError(.internalServerError, "Mailroom could not make this change. (\(error))"))
-                    return false
-                }
-            }
-            commits.submit(entry, expected: expected, commit: commitBatch)
-            return entry.saveFailure
-        }
-        if let saveFailure { throw saveFailure }
-        switch outcome {
-        case .success(let result)?: return result
-        case .failure(let error)?: throw error
-        case nil: throw HTTPError(.internalServerError, "The change was not run.")
-        }
+    /// Store calls made by a route, their errors said as the service says them.
+    static func storing<Result>(_ body: () throws(StoreError) -> Result) throws(HTTPError) -> Result {
+        do throws(ServiceError) { return try MailroomService.storing(body) } catch { throw HTTPError(error) }
     }
 
-    /// How much lower a thread's nice value is while it leads a batch.
-    static let leaderBoost: Int32 = 5
-
-    /// Runs a batch in order in one transaction, each command in its own savepoint (one that
-    /// fails leaves no trace), then commits once. Only the leading thread runs this.
-    func commitBatch(_ batch: [GroupCommit.Entry]) {
-        var applied: [GroupCommit.Entry] = []
-        var ran = 0
-        // The leader holds the one write lock that every post waits on. While it does, it runs
-        // ahead of the threads that render pages (those never wait for it), so a long batch,
-        // such as a 100,000-message delete, lets go of the lock sooner. On Linux the nice value
-        // is per thread, and `who` 0 is the calling thread. Raising it needs CAP_SYS_NICE (root
-        // has it); without, the batch runs at the thread's usual priority.
-        let thread = __priority_which_t(PRIO_PROCESS.rawValue)
-        let usual = getpriority(thread, 0)
-        let raised = setpriority(thread, 0, max(usual - Self.leaderBoost, -20)) == 0
-        defer { if raised { setpriority(thread, 0, usual) } }
+    /// Runs `command` through the service's group commit (see `Mailroom.perform`) and answers
+    /// only once it is durable; whatever goes wrong comes back as an HTTP error.
+    func perform<Result: Sendable, Failure: Error>(
+        touching: Set<MailboxID>? = nil, _ command: (Transaction) throws(Failure) -> Result
+    ) throws(HTTPError) -> Result {
         do {
-            try store.write { transaction in
-                for entry in batch {
-                    ran += 1
-                    if try entry.apply(to: transaction) { applied.append(entry) }
-                }
-                try beforeCommit?()
-            }
-            metrics.countCommit(changes: batch.count)
+            // Called, not passed: a typed-throws closure converted to an untyped one crashes
+            // Swift 6.3's SIL checker when it returns Void.
+            return try service.perform(touching: touching) { transaction in try command(transaction) }
         } catch {
-            let failure = HTTPError(
-                .internalServerError, "Mailroom could not save this change, so nothing was changed. (\(error))")
-            // What ran is rolled back with the batch; what did not run yet never will.
-            for entry in applied + batch.dropFirst(ran) { entry.saveFailure = failure }
+            throw HTTPError(error)
         }
     }
 

@@ -1,5 +1,6 @@
 import HTML
 import MailroomCore
+import MailroomService
 
 /// One message in full, with its actions and a form to edit it.
 struct MessagePage {

@@ -1,5 +1,6 @@
 import HTTP
 import MailroomCore
+import MailroomService
 import MailroomStore
 
 extension MailroomApp {
@@ -8,7 +9,7 @@ extension MailroomApp {
         let keepUnread = request.query["keep"] == "unread" || request.method == .head || !Self.isOpenedByAPerson(request)
         if !keepUnread, try reading({ reader throws(StoreError) in try reader.place(of: id)?.isUnread }) == true {
             _ = try perform { transaction throws(HTTPError) in
-                try ListCommand.reading { () throws(StoreError) in
+                try Self.storing { () throws(StoreError) in
                     if let box = try transaction.mailbox(of: id) {
                         try transaction.setUnread(false, for: [id], in: box)
                     }
@@ -68,15 +69,15 @@ extension MailroomApp {
             }
             return .seeOther(try revisit(id, notice: "done=saved"))
         case "delete":
-            let notice = try perform { transaction throws(HTTPError) in
+            let notice = try perform { transaction in
                 try Removal.delete.apply(to: [id], from: box, in: transaction)
             }
             return .seeOther(Paths.mailbox(box, notice: notice.count > 0 ? notice : Notice(.gone)))
         case "restore":
-            let notice = try perform { transaction throws(HTTPError) in try Removal.restore.apply(to: [id], from: box, in: transaction) }
+            let notice = try perform { transaction in try Removal.restore.apply(to: [id], from: box, in: transaction) }
             return .seeOther(Paths.mailbox(.trash, notice: notice))
         case "archive":
-            let notice = try perform { transaction throws(HTTPError) in
+            let notice = try perform { transaction in
                 try Removal.move(to: .archive).apply(to: [id], from: box, in: transaction)
             }
             return .seeOther(Paths.mailbox(box, notice: notice))
@@ -134,7 +135,7 @@ extension MailroomApp {
         } catch .refused(.mailbox(.unknownMessage)), .refused(.unknownMailbox) {
             throw noSuchMessage(id)
         } catch {
-            throw ListCommand.failure(error)
+            throw HTTPError(ServiceError(error))
         }
     }
 

@@ -3,8 +3,8 @@ import Glibc
 #endif
 import HTTP
 import MailroomCore
+import MailroomService
 import MailroomStore
-import Synchronization
 
 /// `/healthz` and `/metrics`: for a service manager, a load balancer and Prometheus.
 extension MailroomApp {
@@ -130,18 +130,13 @@ extension MailroomApp {
         ]))
     }
 
-    /// After each durable commit, on the committing thread: wakes `wait` and tells the lists.
-    /// The counts are read only while some list is listening; an event kept for a client that
-    /// resumes later says only its revision (the list asks for itself again either way).
-    func committed(_ revision: Int64) {
-        commitWatch.committed()
-        let listening = metrics.eventClients.load(ordering: .relaxed) > 0
-        events.publish(ServerEvent(id: revision, name: "change", data: changeData(revision, withCounts: listening).text))
+    /// A change event's data: its revision and, while some list listens, every mailbox's counts.
+    @Sendable static func describeChange(_ revision: Int64, _ counts: [MailboxSummary]?) -> String {
+        changeData(revision, counts).text
     }
 
-    func changeData(_ revision: Int64, withCounts: Bool) -> JSON {
-        guard withCounts else { return .object([("revision", .number(revision))]) }
-        let counts = (try? mailboxes()) ?? []
+    static func changeData(_ revision: Int64, _ counts: [MailboxSummary]?) -> JSON {
+        guard let counts else { return .object([("revision", .number(revision))]) }
         return .object([
             ("revision", .number(revision)),
             ("mailboxes", .array(counts.map(Self.mailboxJSON))),

@@ -1,9 +1,14 @@
 import HTTP
+import MailroomCore
 
-/// ETags for pages: a reload of a page whose data, address and day are unchanged is a 304.
+/// ETags for list pages: a reload of a page whose mailbox, sidebar counts, address and day are
+/// unchanged is a 304.
 enum PageTag {
-    static func `for`(boot: String, revision: Int, target: String, day: Int64) -> String {
-        "W/\"\(boot)-r\(revision)-d\(day)-\(Fingerprint.hex(target))\""
+    /// `revision`: the mailbox's own (see `Mailroom.revision(of:)`); `mailboxes`: every
+    /// mailbox's name and counts, which the sidebar shows.
+    static func `for`(boot: String, revision: Int, mailboxes: [MailboxSummary], target: String, day: Int64) -> String {
+        let counts = String(UInt(bitPattern: mailboxes.hashValue), radix: 36)
+        return "W/\"\(boot)-r\(revision)-m\(counts)-d\(day)-\(Fingerprint.hex(target))\""
     }
 
     static func matches(_ request: Request, _ etag: String) -> Bool {

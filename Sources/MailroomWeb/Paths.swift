@@ -1,5 +1,6 @@
 import HTTP
 import MailroomCore
+import MailroomService
 
 /// Every URL the pages link to, built in one place so no page writes a raw URL string.
 enum Paths {

@@ -4,18 +4,17 @@ import HTTP
 import MailroomCore
 import MailroomMail
 import MailroomNet
+import MailroomService
 import MailroomStore
 import MailroomWeb
 
 /// `mailroom import` into a file no Mailroom has open: one thread reads and parses, this one
 /// stores, a commit (durable) every second or 64 MiB, written with a rollback journal (see
-/// `Store.startLoading`). Killed halfway, what was committed stays, and running it again skips it.
-///
-/// Measured on the bench's 1 GB mbox (2 cores): committing every 4 MiB, the storing thread spent
-/// a fifth of its time waiting for the disk, and each commit journaled again the pages that every
-/// batch touches (the import keys' index, the search index's segments): 284,000 journal writes
-/// for 235 commits. A commit a second writes them once a second. The hand-off holds 16 MiB, so
-/// the reader keeps going while a commit waits for its sync.
+/// `Store.startLoading`). Killed halfway, what was committed stays, and running it again skips it,
+/// so a killed import redoes at most a second. Each commit journals again the pages every batch
+/// touches (the import keys' index, the search index's segments), so fewer, larger commits write
+/// them less often. The hand-off holds 16 MiB, so the reader keeps going while a commit waits
+/// for its sync.
 struct OfflineImport {
     let path: String
     let mailbox: String

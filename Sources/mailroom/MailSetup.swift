@@ -1,10 +1,11 @@
 import Glibc
 import HTTP
 import MailroomNet
+import MailroomService
 import MailroomWeb
 import SMTP
 
-/// The SMTP side as the flags describe it, storing every message through the app.
+/// The SMTP side as the flags describe it, storing every message through the service.
 enum MailSetup {
     static func service(options: Options, app: MailroomApp) throws(Password.Problem) -> MailService? {
         guard options.smtpPort != 0 else { return nil }
@@ -42,9 +43,10 @@ enum MailSetup {
         configuration.maxConnectionsPerAddress = options.smtpMaxPerAddress
             ?? min(50, options.smtpMaxConnections)
         let log = options.logRequests
+        let service = app.service
         return MailService(configuration: configuration) { message, peer, done in
             let (sender, count, size) = (message.envelope.sender, message.envelope.recipients.count, message.text.count)
-            app.receiveMail(message.text, from: sender, to: message.envelope.recipients, peer: peer) { result in
+            service.receiveMail(message.text, from: sender, to: message.envelope.recipients, peer: peer) { result in
                 switch result {
                 case .success(let ids):
                     let names = ids.map { "\($0.rawValue)" }.joined(separator: ",")
@@ -54,7 +56,7 @@ enum MailSetup {
                     done(.stored("message " + names))
                 case .failure(let error):
                     Console.error("could not store a message from \(peer): \(error.message)")
-                    done(.refused(Reply(451, "4.3.0", "Mailroom could not store the message; please send it again later.")))
+                    done(.refused(error.reply))
                 }
             }
         }

@@ -1,17 +1,16 @@
 import Dispatch
-import HTTP
-import MailroomWeb
+import MailroomService
 
 /// Runs the retention policy soon after start and then once a minute, off the event loops, and
 /// logs what it deleted.
 enum Retention {
-    static func start(_ policy: RetentionPolicy, app: MailroomApp) -> DispatchSourceTimer? {
+    static func start(_ policy: RetentionPolicy, service: Mailroom) -> DispatchSourceTimer? {
         guard policy.isActive else { return nil }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "mailroom.retention"))
         timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(60), leeway: .seconds(1))
         timer.setEventHandler {
-            do throws(HTTPError) {
-                let gone = try app.enforce(policy)
+            do throws(ServiceError) {
+                let gone = try service.enforce(policy)
                 if gone.overCount > 0 {
                     Console.out("mailroom: retention deleted \(gone.overCount) oldest unflagged message(s) over "
                         + "--max-messages \(policy.maxMessages ?? 0)")

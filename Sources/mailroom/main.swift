@@ -4,6 +4,7 @@ import Glibc
 import HTTP
 import MailroomCore
 import MailroomNet
+import MailroomService
 import MailroomStore
 import MailroomWeb
 import SMTP
@@ -185,7 +186,7 @@ if let mailPort = server.mailPort, let mail {
 }
 
 let retention = RetentionPolicy(maxMessages: options.maxMessages, maxAgeSeconds: options.maxAgeSeconds)
-let retentionTimer = Retention.start(retention, app: app)
+let retentionTimer = Retention.start(retention, service: app.service)
 
 var received: Int32 = 0
 sigwait(&stopSignals, &received)

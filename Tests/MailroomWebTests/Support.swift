@@ -1,7 +1,9 @@
 import Foundation
 import HTTP
 import MailroomCore
+import MailroomService
 import MailroomWeb
+import Synchronization
 import Testing
 
 /// 2025-11-28 14:05:00 UTC, the only time the app under test ever sees.
@@ -387,4 +389,27 @@ extension Response {
     func redirect(sourceLocation: SourceLocation = #_sourceLocation) throws -> Redirect {
         try Redirect(location: location, sourceLocation: sourceLocation)
     }
+}
+
+extension MailroomApp {
+    /// Mails `raw` through the service as the SMTP door does, and returns once it is stored:
+    /// the ids of its copies.
+    func receiveMail(_ raw: [UInt8], from sender: String, to recipients: [String], peer: String) throws(ServiceError) -> [MessageID] {
+        let stored = DispatchSemaphore(value: 0)
+        let outcome = StoredOutcome()
+        service.receiveMail(raw, from: sender, to: recipients, peer: peer) { result in
+            outcome.set(result)
+            stored.signal()
+        }
+        stored.wait()
+        guard let result = outcome.get() else { throw .unavailable("The message was not stored.") }
+        return try result.get()
+    }
+}
+
+/// One delivery's outcome, handed from the committing thread to the waiting test.
+private final class StoredOutcome: Sendable {
+    private let value = Mutex<Result<[MessageID], ServiceError>?>(nil)
+    func set(_ result: Result<[MessageID], ServiceError>) { value.withLock { $0 = result } }
+    func get() -> Result<[MessageID], ServiceError>? { value.withLock { $0 } }
 }

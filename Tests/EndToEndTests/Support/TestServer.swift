@@ -1,5 +1,6 @@
 import MailroomCore
 import MailroomNet
+import MailroomService
 import MailroomWeb
 
 /// The real libevent server on a free port of 127.0.0.1, serving a fresh app; it stops when

@@ -1,9 +1,8 @@
-import HTTP
 import MailroomCore
 import MailroomStore
 
 /// One press of a button on a list page (or the same fields posted by a script).
-enum ListCommand {
+public enum ListCommand: Sendable {
     /// The edit form's default button: keeps the ticks as posted and changes nothing else.
     case update
     case edit, done, cancel
@@ -21,80 +20,29 @@ enum ListCommand {
     /// SwiftUI's onMove for scripts: ids in their current places, moved to an offset.
     case move([MessageID], toOffset: Int)
 
-    init(form: FormData) throws(HTTPError) {
-        // Per-row buttons name their row in the value; toolbar buttons say what they do.
-        if let id = form["delete"] {
-            self = .delete(try ListQuery.messageID(id, field: "delete")); return
-        }
-        if let id = form["restore"] {
-            self = .restore(try ListQuery.messageID(id, field: "restore")); return
-        }
-        if let id = form["move-up"] {
-            self = .moveStep(try ListQuery.messageID(id, field: "move-up"), .up); return
-        }
-        if let id = form["move-down"] {
-            self = .moveStep(try ListQuery.messageID(id, field: "move-down"), .down); return
-        }
-        if let id = form["confirm-delete"] {
-            self = .confirmDelete(try ListQuery.messageID(id, field: "confirm-delete")); return
-        }
-        switch form["action"] {
-        case "update": self = .update
-        case "edit": self = .edit
-        case "done": self = .done
-        case "cancel": self = .cancel
-        case "select-all": self = .selectAll
-        case "deselect-all": self = .deselectAll
-        case "delete": self = .removeSelected(.delete)
-        case "mark-read": self = .markRead
-        case "mark-unread": self = .markUnread
-        case "flag": self = .flag
-        case "unflag": self = .unflag
-        case "archive": self = .removeSelected(.move(to: .archive))
-        case "restore": self = .removeSelected(.restore)
-        case "move-to":
-            guard let slug = form["target"], let target = MailboxID(slug: slug) else {
-                throw HTTPError(.badRequest, "Move to… needs a mailbox in “target”.")
-            }
-            self = .removeSelected(.move(to: target))
-        case "undo" where form["batch"] != nil:
-            guard let text = form["batch"], let batch = Int64(text) else {
-                throw HTTPError(.badRequest, "Undo needs a whole number in “batch”.")
-            }
-            self = .undoBatch(batch)
-        case "undo":
-            let ids = try Self.ids(form, "id")
-            guard !ids.isEmpty else { throw HTTPError(.badRequest, "Undo needs the ids to put back in “id”.") }
-            self = .undo(ids)
-        case "move":
-            let ids = try Self.ids(form, "id")
-            guard let text = form["to"], let offset = Int(text) else {
-                throw HTTPError(.badRequest, "Move needs a destination offset in “to”.")
-            }
-            guard !ids.isEmpty else { throw HTTPError(.badRequest, "Move needs at least one “id”.") }
-            self = .move(ids, toOffset: offset)
-        case let other?:
-            throw HTTPError(.badRequest, "Unknown action “\(other)”.")
-        case nil:
-            throw HTTPError(.badRequest, "The form says nothing to do: it has no action.")
-        }
-    }
-
-    private static func ids(_ form: FormData, _ field: String) throws(HTTPError) -> [MessageID] {
-        try IDList.decode(form.all(field), field: field)
-    }
-
     /// Whether the command changes only what the page shows (its mode and ticks), never a
     /// message: such a post is answered from a read snapshot, without queueing for the writer.
-    var changesNothing: Bool {
+    public var changesNothing: Bool {
         switch self {
         case .update, .edit, .done, .cancel, .confirmDelete, .selectAll, .deselectAll: true
         default: false
         }
     }
 
+    /// The mailboxes the command may change when run in `box`, so that the others' cached
+    /// pages stay; nil when it cannot say (a restore sends each message back where it was).
+    public func touches(in box: MailboxID) -> Set<MailboxID>? {
+        switch self {
+        case .update, .edit, .done, .cancel, .confirmDelete, .selectAll, .deselectAll: [box]
+        case .markRead, .markUnread, .flag, .unflag, .moveStep, .move: [box]
+        case .delete, .removeSelected(.delete): [box, .trash]
+        case .removeSelected(.move(let target)): [box, target]
+        case .removeSelected(.restore), .restore, .undo, .undoBatch: nil
+        }
+    }
+
     /// The state a command that changes nothing leads to, read from `reader`; nil for the others.
-    func view(on reader: Reader, in box: MailboxID, state posted: ListState, pageSize: Int) throws(HTTPError) -> (ListState, Notice?)? {
+    public func view(on reader: Reader, in box: MailboxID, state posted: ListState, pageSize: Int) throws(ServiceError) -> (ListState, Notice?)? {
         let state = try Self.reconciled(posted, in: box, reader)
         // "All N" with a search that cannot run is refused here as it is for the changes.
         _ = try Self.everything(of: posted, in: box)
@@ -112,7 +60,7 @@ enum ListCommand {
             }
             return (state.confirmingDelete(of: id), nil)
         case .selectAll:
-            let query = MailroomApp.search(of: state).0
+            let query = Self.search(of: state).0
             let page = try Self.reading { () throws(StoreError) in
                 if let query { return try reader.search(query, in: box, from: state.place, limit: pageSize) }
                 return try reader.page(of: box, from: state.place, limit: pageSize)
@@ -128,9 +76,9 @@ enum ListCommand {
     /// Applies the command to mailbox `box` and returns the state its page should show next.
     /// `pageSize` says which rows the posted page showed, for Select All.
     /// `counted` is how many "all N" said, when the page posted it.
-    func apply(
+    public func apply(
         to transaction: Transaction, in box: MailboxID, state posted: ListState, pageSize: Int, counted: Int? = nil
-    ) throws(HTTPError) -> (ListState, Notice?) {
+    ) throws(ServiceError) -> (ListState, Notice?) {
         if let viewed = try view(on: transaction, in: box, state: posted, pageSize: pageSize) { return viewed }
         let state = try Self.reconciled(posted, in: box, transaction)
         if let everything = try Self.everything(of: posted, in: box) {
@@ -189,7 +137,7 @@ enum ListCommand {
             do {
                 try transaction.move(ids, toOffset: offset, in: box)
             } catch .refused(let refusal) {
-                throw HTTPError(.badRequest, refusal.message)
+                throw .refused(refusal.message)
             } catch {
                 throw Self.failure(error)
             }
@@ -198,23 +146,23 @@ enum ListCommand {
     }
 
     /// The ids a bulk action acts on: the ticks ("all N" goes through `applyToEverything`).
-    private static func targets(of state: ListState, in box: MailboxID, _ transaction: Transaction) throws(HTTPError) -> [MessageID] {
+    private static func targets(of state: ListState, in box: MailboxID, _ transaction: Transaction) throws(ServiceError) -> [MessageID] {
         state.allAsOf == nil ? Array(state.selection) : []
     }
 
     /// "All N": every message that was in the list at the revision the page counted (and
     /// matched its search). A search that cannot run selects nothing, never the whole mailbox.
-    private static func everything(of state: ListState, in box: MailboxID) throws(HTTPError) -> Everything? {
+    private static func everything(of state: ListState, in box: MailboxID) throws(ServiceError) -> Everything? {
         guard let revision = state.allAsOf else { return nil }
-        let (query, problem) = MailroomApp.search(of: state)
-        if problem != nil { throw HTTPError(.badRequest, "The search could not be run, so nothing was selected: \(problem ?? "")") }
+        let (query, problem) = Self.search(of: state)
+        if problem != nil { throw .badInput("The search could not be run, so nothing was selected: \(problem ?? "")") }
         return Everything(in: box, asOf: revision, matching: query)
     }
 
     /// A bulk action on "all N", in a few statements whatever N is; nil for commands that are
     /// not bulk actions. The notice counts as gone those that "all N" counted and no longer
     /// are there; a delete is undone by its batch.
-    private func applyToEverything(_ everything: Everything, _ transaction: Transaction, counted: Int?) throws(HTTPError) -> Notice? {
+    private func applyToEverything(_ everything: Everything, _ transaction: Transaction, counted: Int?) throws(ServiceError) -> Notice? {
         try Self.reading { () throws(StoreError) -> Notice? in
             let box = everything.mailbox
             func gone(_ applied: Int) -> Int { max((counted ?? applied) - applied, 0) }
@@ -256,7 +204,7 @@ enum ListCommand {
     }
 
     /// `state` made to fit `box` as it now is: ticks of rows gone are dropped.
-    static func reconciled(_ state: ListState, in box: MailboxID, _ transaction: Reader) throws(HTTPError) -> ListState {
+    public static func reconciled(_ state: ListState, in box: MailboxID, _ transaction: Reader) throws(ServiceError) -> ListState {
         try reading { () throws(StoreError) in
             let isEmpty = try count(of: box, transaction) == 0
             var present: Set<MessageID> = []
@@ -273,32 +221,36 @@ enum ListCommand {
         try reader.mailboxes()[box]?.count ?? 0
     }
 
-    /// Runs store calls whose refusals are 400s and whose failures are 500s.
-    static func reading<Result>(_ body: () throws(StoreError) -> Result) throws(HTTPError) -> Result {
-        do {
-            return try body()
-        } catch {
-            throw failure(error)
-        }
+    /// Runs store calls, their refusals and failures said as the service's errors.
+    static func reading<Result>(_ body: () throws(StoreError) -> Result) throws(ServiceError) -> Result {
+        try storing(body)
     }
 
-    static func failure(_ error: StoreError) -> HTTPError {
-        switch error {
-        case .refused(let refusal): HTTPError(.badRequest, refusal.message)
-        default: HTTPError(.internalServerError, "Mailroom could not make this change. (\(error))")
+    static func failure(_ error: StoreError) -> ServiceError {
+        ServiceError(error, doing: ServiceError.changing)
+    }
+
+    /// The search a list state asks for, or why it cannot be run; neither for a plain list.
+    public static func search(of state: ListState) -> (SearchQuery?, String?) {
+        guard state.isSearch else { return (nil, nil) }
+        do {
+            let query = try SearchQuery(state.search)
+            return query.isEmpty ? (nil, nil) : (query, nil)
+        } catch {
+            return (nil, error.message)
         }
     }
 }
 
 /// The ways a selection leaves its mailbox.
-enum Removal {
+public enum Removal: Hashable, Sendable {
     /// Outside Trash, to Trash with Undo; in Trash, the second explicit step: gone for good.
     case delete
     case move(to: MailboxID)
     /// From Trash back to where each message came from.
     case restore
 
-    func apply(to ids: some Collection<MessageID>, from box: MailboxID, in transaction: Transaction) throws(HTTPError) -> Notice {
+    public func apply(to ids: some Collection<MessageID>, from box: MailboxID, in transaction: Transaction) throws(ServiceError) -> Notice {
         try ListCommand.reading { () throws(StoreError) -> Notice in
             switch self {
             case .delete where box == .trash:

@@ -1,47 +1,35 @@
 import Glibc
-import HTTP
 import MailroomCore
 import MailroomMail
 import MailroomStore
 
-extension MailroomApp {
-    /// Stores a message that arrived over SMTP: parsed here, on the calling thread (GMime's
-    /// objects never cross threads), then routed and saved in the next group commit beside
-    /// the posts and other mail waiting for it. Returns once it is durable: the ids of its copies.
-    public func receiveMail(_ raw: [UInt8], from sender: String, to recipients: [String], peer: String) throws(HTTPError) -> [MessageID] {
+extension Mailroom {
+    /// Stores a message that arrived over SMTP, without waiting: parsed here, on the calling
+    /// thread (GMime's objects never cross threads), then routed and saved in the next group
+    /// commit beside the posts and other mail waiting for it. `finish` is told the outcome on
+    /// the committing thread once the message is durable (the ids of its copies), or could not
+    /// be stored.
+    public func receiveMail(
+        _ raw: [UInt8], from sender: String, to recipients: [String], peer: String,
+        then finish: @escaping @Sendable (Result<[MessageID], ServiceError>) -> Void
+    ) {
         // Announced before parsing, so a commit about to start waits a moment for this message.
         commits.expect()
         let mail = Self.incoming(raw, from: sender, to: recipients, peer: peer)
         let time = now()
-        // Without a savepoint: storing a message is never refused, and when it fails the batch
-        // is not committed and every message in it gets 451 (see `perform`).
-        return try perform(isolated: false, expected: true) { transaction throws(HTTPError) in
-            do throws(StoreError) {
-                return try transaction.addMail(mail, to: try transaction.route(recipients), at: time)
-            } catch {
-                throw ListCommand.failure(error)
-            }
-        }
-    }
-
-    /// Stores a message as `receiveMail` above does, without waiting: `finish` is told the
-    /// outcome on the committing thread once the message is durable (or could not be stored).
-    /// Parsing happens on the calling thread.
-    public func receiveMail(
-        _ raw: [UInt8], from sender: String, to recipients: [String], peer: String,
-        then finish: @escaping @Sendable (Result<[MessageID], HTTPError>) -> Void
-    ) {
-        commits.expect()
-        let mail = Self.incoming(raw, from: sender, to: recipients, peer: peer)
-        let time = now()
         let outcome = Outcome()
+        // Without a savepoint: storing a message is never refused, and when it fails the batch
+        // is not committed and every message in it is refused, to be sent again.
         let entry = GroupCommit.Entry(command: { transaction in
             do throws(StoreError) {
-                outcome.ids = try transaction.addMail(mail, to: try transaction.route(recipients), at: time)
+                let boxes = try transaction.route(recipients)
+                // Only these mailboxes change: the others' cached pages stay.
+                outcome.entry?.touched = Set(boxes.isEmpty ? [.inbox] : boxes)
+                outcome.ids = try transaction.addMail(mail, to: boxes, at: time)
                 return true
             } catch {
                 // Abandons the batch: every message in it is refused, and none is kept.
-                let failure = ListCommand.failure(error)
+                let failure = ServiceError(error, doing: ServiceError.changing)
                 outcome.failure = failure
                 throw failure
             }
@@ -51,9 +39,10 @@ extension MailroomApp {
             } else if let ids = outcome.ids {
                 finish(.success(ids))
             } else {
-                finish(.failure(HTTPError(.internalServerError, "The message was not stored.")))
+                finish(.failure(.unavailable("The message was not stored.")))
             }
         })
+        outcome.entry = entry
         commits.submitDetached(entry, expected: true) { [self] batch in commitBatch(batch) }
     }
 
@@ -61,7 +50,8 @@ extension MailroomApp {
     /// batch's `whenDone`, read in it.
     private final class Outcome: @unchecked Sendable {
         var ids: [MessageID]?
-        var failure: HTTPError?
+        var failure: ServiceError?
+        weak var entry: GroupCommit.Entry?
     }
 
     /// What the store keeps of a message. Mail GMime cannot read at all is kept too, raw, with

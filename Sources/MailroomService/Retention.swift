@@ -1,4 +1,3 @@
-import HTTP
 import MailroomStore
 
 /// `--max-messages` and `--max-age`: what to keep. The oldest unflagged messages go first.
@@ -18,16 +17,16 @@ public struct RetentionPolicy: Sendable {
     static let batch = 500
 }
 
-extension MailroomApp {
+extension Mailroom {
     /// Deletes what `policy` says is too many or too old, a small transaction at a time, each
     /// in the group commit like any post. How many messages went (for the log).
-    public func enforce(_ policy: RetentionPolicy) throws(HTTPError) -> (overCount: Int, overAge: Int) {
+    public func enforce(_ policy: RetentionPolicy) throws(ServiceError) -> (overCount: Int, overAge: Int) {
         var overAge = 0
         if let age = policy.maxAgeSeconds {
             let cutoff = now() - age
             while true {
-                let gone = try perform { transaction throws(HTTPError) in
-                    try Self.storing { () throws(StoreError) in try transaction.expireOldest(RetentionPolicy.batch, arrivedBefore: cutoff) }
+                let gone = try performing { transaction throws(ServiceError) in
+                    try storing { () throws(StoreError) in try transaction.expireOldest(RetentionPolicy.batch, arrivedBefore: cutoff) }
                 }
                 overAge += gone
                 if gone < RetentionPolicy.batch { break }
@@ -36,8 +35,8 @@ extension MailroomApp {
         var overCount = 0
         if let limit = policy.maxMessages {
             while true {
-                let gone = try perform { transaction throws(HTTPError) in
-                    try Self.storing { () throws(StoreError) in
+                let gone = try performing { transaction throws(ServiceError) in
+                    try storing { () throws(StoreError) in
                         let excess = try transaction.totalMessages() - limit
                         return try transaction.expireOldest(min(excess, RetentionPolicy.batch))
                     }
@@ -47,9 +46,5 @@ extension MailroomApp {
             }
         }
         return (overCount, overAge)
-    }
-
-    static func storing<Result>(_ body: () throws(StoreError) -> Result) throws(HTTPError) -> Result {
-        do throws(StoreError) { return try body() } catch { throw ListCommand.failure(error) }
     }
 }

@@ -1,4 +1,4 @@
-import HTTP
+import MailroomService
 import Synchronization
 import Testing
 

@@ -1,41 +1,5 @@
 import Synchronization
 
-/// One Server-Sent Event (the HTML standard's `text/event-stream`).
-public struct ServerEvent: Sendable, Equatable {
-    /// Increases from one event to the next: a client that reconnects names the last it saw
-    /// (`Last-Event-ID`) and is sent what followed.
-    public let id: Int64
-    public let name: String
-    /// One line: the hub's events carry JSON, which has no line breaks of its own.
-    public let data: String
-
-    public init(id: Int64, name: String, data: String) {
-        self.id = id
-        self.name = name
-        self.data = data
-    }
-
-    /// The event on the wire. Each line of `data` (ended by LF, CR or CRLF, as the format reads
-    /// them) goes on a `data:` line of its own, so no event can end early or forge another.
-    public var bytes: [UInt8] {
-        var out = Array("id: \(id)\nevent: \(name)\ndata: ".utf8)
-        let text = Array(data.utf8)
-        var index = 0
-        while index < text.count {
-            let byte = text[index]
-            if byte == 0x0D || byte == 0x0A {
-                out += Array("\ndata: ".utf8)
-                if byte == 0x0D && index + 1 < text.count && text[index + 1] == 0x0A { index += 1 }
-            } else {
-                out.append(byte)
-            }
-            index += 1
-        }
-        out += Array("\n\n".utf8)
-        return out
-    }
-}
-
 /// Where changes are announced to every live list: the app publishes an event after each
 /// commit, and each event loop is woken to write it to the streams it holds. The last
 /// `capacity` events are kept, so a client that lost its connection is sent what it missed.
@@ -103,13 +67,5 @@ public final class EventHub: Sendable {
             guard let first = ordered.first, first.id <= id + 1 else { return nil }
             return ordered.filter { $0.id > id }
         }
-    }
-}
-
-extension Response {
-    /// A 200 answer whose body is an event stream: the server keeps the connection open and
-    /// writes the hub's events to it.
-    public var isEventStream: Bool {
-        status.code == 200 && (headers["Content-Type"]?.hasPrefix("text/event-stream") ?? false)
     }
 }

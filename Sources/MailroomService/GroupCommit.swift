@@ -1,6 +1,5 @@
 import Dispatch
 import Glibc
-import HTTP
 import MailroomCore
 import MailroomStore
 import Synchronization
@@ -23,7 +22,9 @@ final class GroupCommit: Sendable {
         private var command: ((Transaction) throws -> Bool)?
         let done = DispatchSemaphore(value: 0)
         /// Set when the batch could not be saved: the command's change was not kept.
-        var saveFailure: HTTPError?
+        var saveFailure: ServiceError?
+        /// The mailboxes the command changed, when it says so; nil: it may have changed any.
+        var touched: Set<MailboxID>?
         /// For a submitter that does not wait: run on the leading thread once the batch is done.
         private var whenDone: ((Entry) -> Void)?
 
@@ -77,14 +78,9 @@ final class GroupCommit: Sendable {
         coming.wrappingAdd(1, ordering: .relaxed)
     }
 
-    /// An announced command that will not come after all.
-    func cancelExpected() {
-        coming.wrappingSubtract(1, ordering: .relaxed)
-    }
-
     /// Queues `entry` and returns once its batch is done; `commit` runs on the leading thread.
-    func submit(_ entry: Entry, expected: Bool = false, commit: ([Entry]) -> Void) {
-        guard enqueue(entry, expected: expected) else {
+    func submit(_ entry: Entry, commit: ([Entry]) -> Void) {
+        guard enqueue(entry, expected: false) else {
             entry.done.wait()
             return
         }

@@ -1,4 +1,4 @@
-@testable import MailroomWeb
+@testable import MailroomService
 import Testing
 
 /// The text kept of a mailed message: its lines ended by LF alone, no line ends at its end.
@@ -20,13 +20,13 @@ import Testing
     }
 
     @Test func lineEndsBecomeLFAndTheLastOnesGo() {
-        #expect(MailroomApp.lines("One\r\nTwo\rThree\nFour\r\n\r\n") == "One\nTwo\nThree\nFour")
-        #expect(MailroomApp.lines("\r\n\r\n") == "")
-        #expect(MailroomApp.lines("") == "")
-        #expect(MailroomApp.lines("\r\nLeading kept") == "\nLeading kept")
-        #expect(MailroomApp.lines("Grüße\r\n日本語\r") == "Grüße\n日本語")
+        #expect(Mailroom.lines("One\r\nTwo\rThree\nFour\r\n\r\n") == "One\nTwo\nThree\nFour")
+        #expect(Mailroom.lines("\r\n\r\n") == "")
+        #expect(Mailroom.lines("") == "")
+        #expect(Mailroom.lines("\r\nLeading kept") == "\nLeading kept")
+        #expect(Mailroom.lines("Grüße\r\n日本語\r") == "Grüße\n日本語")
         let long = String(repeating: "x", count: 100_000)
-        #expect(MailroomApp.lines(long + "\r\n") == long)
+        #expect(Mailroom.lines(long + "\r\n") == long)
     }
 
     @Test func anyMixOfLineEndsReadsAsThePlainRuleReadsIt() {
@@ -34,7 +34,7 @@ import Testing
         let pieces = ["\r", "\n", "\r\n", "a", "bc", "é", "日", " "]
         for _ in 0..<500 {
             let text = (0..<Int.random(in: 0...40, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }.joined()
-            #expect(MailroomApp.lines(text) == linesReadPlainly(text), "\(Array(text.utf8))")
+            #expect(Mailroom.lines(text) == linesReadPlainly(text), "\(Array(text.utf8))")
         }
     }
 }

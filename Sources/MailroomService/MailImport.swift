@@ -1,4 +1,3 @@
-import HTTP
 import MailroomCore
 import MailroomMail
 import MailroomStore
@@ -11,7 +10,7 @@ public enum MailImport {
     /// Its state comes from the caller (a Maildir's flags), else from the `Status: RO` and
     /// `X-Status: F` headers that mbox readers write, else unread.
     public static func prepare(_ raw: [UInt8], sender: String?, isUnread: Bool? = nil, isFlagged: Bool? = nil, now: Int64) -> ImportedMail {
-        let mail = MailroomApp.incoming(raw, from: sender ?? "", to: [], peer: "import")
+        let mail = Mailroom.incoming(raw, from: sender ?? "", to: [], peer: "import")
         let state = isUnread == nil || isFlagged == nil ? Self.mboxState(raw) : (isUnread: true, isFlagged: false)
         let keys = ImportKey.keys(for: raw)
         return ImportedMail(
@@ -64,5 +63,20 @@ public enum MailImport {
             start = end + 1
         }
         return (isUnread, isFlagged)
+    }
+}
+
+extension Mailroom {
+    /// Stores `messages` at the top of the mailbox called `name` (made when missing), in order,
+    /// all in one commit, skipping those imported before: the mailbox, how many were added and
+    /// how many skipped.
+    public func importMail(_ messages: [ImportedMail], into name: String) throws(ServiceError) -> (mailbox: MailboxID, added: Int, skipped: Int) {
+        try performing { transaction throws(ServiceError) in
+            try storing { () throws(StoreError) in
+                let box = try MailImport.mailbox(named: name, transaction)
+                let (added, skipped) = try MailImport.store(messages, in: box, transaction)
+                return (box, added, skipped)
+            }
+        }
     }
 }

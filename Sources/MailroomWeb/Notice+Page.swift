@@ -1,50 +1,16 @@
 import HTTP
 import MailroomCore
+import MailroomService
 
-/// What the page says about the action that led to it, carried in the redirect's URL.
-struct Notice: Hashable, Sendable {
-    enum Kind: String, CaseIterable, Sendable {
-        case added, deleted, markedRead = "marked-read", markedUnread = "marked-unread"
-        case flagged, unflagged, saved, nothingSelected = "nothing-selected", gone
-        case moved, restored, destroyed, emptied
-        case created, renamed, removed, routed
-    }
-
-    var kind: Kind
-    /// How many messages the action changed.
-    var count: Int = 0
-    /// How many of the named messages had already been deleted or moved elsewhere.
-    var gone: Int = 0
-    /// The messages that Undo would put back.
-    var undo: [MessageID] = []
-    /// Too many to name: the delete whose messages Undo puts back (see `Transaction.lastDeletion`).
-    var undoBatch: Int64?
-    /// The most ids an Undo names in its URL; a bigger delete is undone by its batch.
-    static let maximumUndoIDs = 200
-    /// Where messages were moved to.
-    var target: MailboxID?
-
-    init(_ kind: Kind, count: Int = 0, gone: Int = 0, undo: [MessageID] = [], undoBatch: Int64? = nil, target: MailboxID? = nil) {
-        self.kind = kind
-        self.count = count
-        self.gone = gone
-        self.undo = undo
-        self.undoBatch = undoBatch
-        self.target = target
-    }
-
+extension Notice {
+    /// The notice a redirect's URL carries.
     init?(from query: FormData) {
         guard let raw = query["done"], let kind = Kind(rawValue: raw) else { return nil }
-        self.kind = kind
-        self.count = Self.number(query["n"])
-        self.gone = Self.number(query["gone"])
-        self.undo = (try? IDList.decode(query.all("undo"), field: "undo")) ?? []
-        self.target = query["to"].flatMap { MailboxID(slug: $0) }
-        self.undoBatch = query["batch"].flatMap { Int64($0) }
+        self.init(
+            kind, count: Self.number(query["n"]), gone: Self.number(query["gone"]),
+            undo: (try? IDList.decode(query.all("undo"), field: "undo")) ?? [],
+            undoBatch: query["batch"].flatMap { Int64($0) }, target: query["to"].flatMap { MailboxID(slug: $0) })
     }
-
-    /// Whether the notice offers Undo.
-    var canUndo: Bool { !undo.isEmpty || undoBatch != nil }
 
     private static func number(_ text: String?) -> Int {
         text.flatMap { Int($0) }.map { min(max($0, 0), 100_000_000) } ?? 0

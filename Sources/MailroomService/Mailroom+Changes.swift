@@ -1,0 +1,47 @@
+import MailroomCore
+import MailroomStore
+
+/// The revision at which each mailbox last changed, as far as commits said which they changed.
+struct MailboxRevisions: Sendable {
+    /// The last commit that did not say which mailboxes it changed (so may have changed any).
+    var everything: Int64
+    var each: [MailboxID: Int64] = [:]
+
+    func revision(of box: MailboxID) -> Int64 {
+        max(everything, each[box] ?? 0)
+    }
+
+    mutating func committed(_ revision: Int64, touching boxes: Set<MailboxID>?) {
+        guard let boxes else {
+            everything = revision
+            each = [:]
+            return
+        }
+        for box in boxes { each[box] = revision }
+    }
+}
+
+extension Mailroom {
+    /// The revision at which `box` last changed: its rows, order and counts are as they were
+    /// then for as long as this stays the same.
+    public func revision(of box: MailboxID) -> Int64 {
+        mailboxRevisions.withLock { $0.revision(of: box) }
+    }
+
+    /// After each durable commit, on the committing thread (under the store's write lock): notes
+    /// which mailboxes changed, wakes waiters and tells the lists. The counts are read only
+    /// while some list is listening; an event kept for a client that resumes later says only
+    /// its revision (the list asks for itself again either way).
+    func committed(_ revision: Int64) {
+        let touched = pendingTouch.withLock { pending -> Set<MailboxID>? in
+            defer { pending = nil }
+            guard let pending, pending.stamp == revision else { return nil }
+            return pending.mailboxes
+        }
+        mailboxRevisions.withLock { $0.committed(revision, touching: touched) }
+        commitWatch.committed()
+        let listening = metrics.eventClients.load(ordering: .relaxed) > 0
+        let counts = listening ? ((try? mailboxes()) ?? []) : nil
+        events.publish(ServerEvent(id: revision, name: "change", data: describeChange(revision, counts)))
+    }
+}
