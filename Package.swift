@@ -31,14 +31,16 @@ let package = Package(
         ),
         // glibc's mallopt, for the server process's memory settings (mailroom's main.swift).
         .systemLibrary(name: "CMalloc"),
+        // Days and times of the Gregorian calendar in UTC, without libc: the one date helper.
+        .target(name: "CivilDate"),
         // The model: pure Swift, no I/O.
-        .target(name: "MailroomCore"),
+        .target(name: "MailroomCore", dependencies: ["CivilDate"]),
         // A small HTML builder whose strings are escaped by construction.
         .target(name: "HTML"),
         // HTTP values (requests, responses, forms, static files) with no sockets.
-        .target(name: "HTTP"),
+        .target(name: "HTTP", dependencies: ["CivilDate"]),
         // MIME through GMime: raw message in, decoded headers, text, HTML and attachments out.
-        .target(name: "MailroomMail", dependencies: ["CGMime", "CCrypto"]),
+        .target(name: "MailroomMail", dependencies: ["CGMime", "CCrypto", "CivilDate"]),
         // SMTP sessions as values (commands, replies, limits, message text) with no sockets.
         .target(name: "SMTP"),
         // The network layer: libevent loops with the HTTP and SMTP connections on them, behind a
@@ -61,6 +63,7 @@ let package = Package(
 
         // What several test targets share: a seeded random generator.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "CivilDateTests", dependencies: ["CivilDate"]),
         .testTarget(name: "MailroomCoreTests", dependencies: ["MailroomCore", "TestSupport"]),
         .testTarget(name: "HTMLTests", dependencies: ["HTML"]),
         .testTarget(name: "MailroomStoreTests", dependencies: ["MailroomStore", "MailroomCore", "TestSupport"]),

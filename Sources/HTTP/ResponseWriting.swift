@@ -1,3 +1,5 @@
+import CivilDate
+
 extension Response {
     /// The response as HTTP/1.1 bytes. `Content-Length` comes from the body (a HEAD answer keeps
     /// the length its body would have, without the body); `Connection: close` when the
@@ -61,18 +63,13 @@ extension Response {
 
 /// The `Date` header's form: `Sun, 29 Nov 2026 12:00:00 GMT`.
 public enum HTTPDate {
-    private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
     /// Formats seconds since the epoch, in UTC, without Foundation.
     public static func string(_ seconds: Int64) -> String {
-        let day = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - day * 86_400
-        let (year, month, dayOfMonth) = civil(fromDays: day)
-        let weekday = Int((day % 7 + 7 + 4) % 7)  // 1970-01-01 was a Thursday.
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(days[weekday]), \(two(dayOfMonth)) \(months[Int(month) - 1]) \(year) "
-            + "\(two(secondOfDay / 3_600)):\(two(secondOfDay % 3_600 / 60)):\(two(secondOfDay % 60)) GMT"
+        let time = UTCTime(secondsSinceEpoch: seconds)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let (weekday, month) = (CivilDate.weekdayAbbreviations[time.weekday], CivilDate.monthAbbreviations[time.month - 1])
+        return "\(weekday), \(two(time.day)) \(month) \(time.year) "
+            + "\(two(time.hour)):\(two(time.minute)):\(two(time.second)) GMT"
     }
 
     /// Seconds since the epoch for an HTTP date in any of the three forms RFC 9110 5.6.7 asks a
@@ -95,36 +92,13 @@ public enum HTTPDate {
             return nil
         }
         let clock = time.split(separator: ":", omittingEmptySubsequences: false)
-        guard let monthIndex = months.firstIndex(of: month), day.count <= 2, year.count == 4, clock.count == 3,
+        guard let monthIndex = CivilDate.monthAbbreviations.firstIndex(of: month), day.count <= 2, year.count == 4, clock.count == 3,
               clock.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
               let dayOfMonth = Int64(day), let yearNumber = Int64(year),
               let hour = Int64(clock[0]), let minute = Int64(clock[1]), let second = Int64(clock[2]),
               (1...31).contains(dayOfMonth), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
-        let days = self.days(fromCivil: yearNumber, Int64(monthIndex) + 1, dayOfMonth)
+        let days = CivilDate(year: yearNumber, month: monthIndex + 1, day: Int(dayOfMonth)).daysSinceEpoch
         return days * 86_400 + hour * 3_600 + minute * 60 + second
-    }
-
-    /// Howard Hinnant's days-from-civil algorithm, the inverse of `civil(fromDays:)`.
-    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// Howard Hinnant's days-to-civil algorithm.
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -1,3 +1,4 @@
+import CivilDate
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -172,15 +173,11 @@ public enum MboxWriter {
 
     /// A postmark's date: `Mon Jan  1 00:00:00 2024`, in UTC.
     static func asctime(_ seconds: Int64) -> String {
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let day = parts.tm_mday < 10 ? " \(parts.tm_mday)" : "\(parts.tm_mday)"
-        return "\(days[Int(parts.tm_wday)]) \(months[Int(parts.tm_mon)]) \(day) "
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) \(parts.tm_year + 1900)"
+        let time = UTCTime(secondsSinceEpoch: seconds)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let day = time.day < 10 ? " \(time.day)" : "\(time.day)"
+        return "\(CivilDate.weekdayAbbreviations[time.weekday]) \(CivilDate.monthAbbreviations[time.month - 1]) \(day) "
+            + "\(two(time.hour)):\(two(time.minute)):\(two(time.second)) \(time.year)"
     }
 }
 

@@ -112,7 +112,8 @@ extension Reader {
         // CROSS JOIN keeps the index outside: FTS5 reads its matches once, newest first, and
         // each is looked up by id. The other way round, SQLite would run the MATCH once for
         // every message of the mailbox.
-        let indexes = [("search_cjk", query.substrings), ("search", query.words)]
+        let compiled = FTS5Query(query)
+        let indexes = [("search_cjk", compiled.substrings), ("search", compiled.words)]
         let driver = indexes.first { $0.1.expression != nil }
         for (table, terms) in indexes {
             if let driver, driver.0 == table, let expression = terms.expression {

@@ -1,0 +1,208 @@
+import Glibc
+import MailroomCore
+
+/// Mail in: stored once per raw message, a row per mailbox it is routed to, and imports in batches.
+extension Transaction {
+    /// Where `mail`'s text is in its raw bytes, when it is all of the body after the header,
+    /// byte for byte (its line ends at the end left out): plain text sent as it is, most of a
+    /// big plain mail's bytes. The body is then kept once, in the raw mail, not twice. A text
+    /// that was decoded, converted or made from HTML differs from the bytes and is kept as it is.
+    static func bodyInRaw(_ mail: IncomingMail) -> Range<Int>? {
+        let text = mail.text.utf8
+        guard text.count >= minimumSharedBody else { return nil }
+        return mail.raw.withUnsafeBufferPointer { raw -> Range<Int>? in
+            // The body starts after the first empty line (LF LF or LF CR LF).
+            var start: Int?
+            var index = 0
+            while index + 1 < raw.count {
+                if raw[index] == 10 && raw[index + 1] == 10 { start = index + 2; break }
+                if raw[index] == 10 && raw[index + 1] == 13 && index + 2 < raw.count && raw[index + 2] == 10 { start = index + 3; break }
+                index += 1
+            }
+            guard let start else { return nil }
+            let span = start..<(start + text.count)
+            guard span.upperBound <= raw.count, raw[span.upperBound...].allSatisfy({ $0 == 10 || $0 == 13 }) else { return nil }
+            let same = text.withContiguousStorageIfAvailable { text in
+                memcmp(text.baseAddress!, raw.baseAddress! + start, text.count) == 0
+            }
+            return same == true ? span : nil
+        }
+    }
+
+    /// A body shorter than a page is kept in its row: reading it back costs less than finding it.
+    static let minimumSharedBody = 4_096
+
+    /// Up to this size a message's bytes are bound like any value (SQLite copies them once);
+    /// larger ones are written into a blob of their size, which costs a blob handle.
+    static let copiedRawBytes = 256 * 1_024
+
+    /// Stores `mail` once, with one copy on top of each of `boxes` (at least the Inbox); the ids
+    /// of the copies, in the order of `boxes`.
+    public func addMail(_ mail: IncomingMail, to boxes: [MailboxID], at time: Int64) throws(StoreError) -> [MessageID] {
+        try addMail(mail, to: boxes, at: time, importKey: nil)
+    }
+
+    /// Stores imported `messages` on top of `box`, in order, each unless a message with the same
+    /// import key (or one of its former keys) is already kept, in this batch or before: how many
+    /// were added. The counters and the mailbox's top are read once and written once for the
+    /// whole batch, so a message costs only its own rows.
+    public func importMail(_ messages: [ImportedMail], to box: MailboxID) throws(StoreError) -> Int {
+        try requireMailbox(box)
+        var nextRaw = try counter("next_raw_id")
+        var nextID = try counter(Counter.nextMessageID)
+        var rank = try topRank(of: box).map { $0 + Rank.gap } ?? Rank.gap
+        var added = 0
+        let firstID = nextID
+        // What the index is given of bodies kept in their raw mail, by message id.
+        var prepared: [(id: Int64, body: String)] = []
+        // The batch is indexed at the end, in one statement (see schema 7).
+        try run("UPDATE counters SET value = 1 WHERE name = 'indexed_in_bulk'", [])
+        for imported in messages {
+            let mail = imported.mail
+            guard try !isKept(underAnyOf: imported.formerKeys), try storeRaw(mail, as: nextRaw, importKey: imported.key) else { continue }
+            if imported.bodyInRaw != nil, let body = imported.indexedBody { prepared.append((nextID, body)) }
+            let raw = nextRaw
+            nextRaw += 1
+            let subject = mail.subject.isEmpty ? "(no subject)" : mail.subject
+            let message = Message(id: MessageID(nextID), subject: subject, body: mail.text, author: mail.sender, createdAt: imported.time)
+            nextID += 1
+            try insertRows(message, into: box, rank: rank, origin: nil, isUnread: imported.isUnread, isFlagged: imported.isFlagged,
+                           bodyInRaw: imported.bodyInRaw, preview: imported.preview) {
+                id throws(StoreError) in try insertDetails(of: mail, raw: raw, as: id)
+            }
+            rank += Rank.gap
+            added += 1
+        }
+        let batch = Schema.indexing(
+            id: "h.id", subject: "h.subject", author: "h.author", body: Schema.body(of: "b"),
+            from: "FROM headers h JOIN bodies b ON b.id = h.id WHERE h.id >= ? AND h.id < ? AND b.raw_start IS NULL")
+        for statement in batch { try run(statement, [.integer(firstID), .integer(nextID)]) }
+        // A body kept in its raw mail is not read back from it: the reading thread prepared what
+        // the index gets. One row per statement, as `VALUES`, which opens no statement journal
+        // (and so makes the index flush nothing); the recipients come from the row, as the
+        // triggers that take the message out again read them.
+        let words = try database.cached("""
+            SELECT h.subject, \(Schema.indexedAuthor(id: "h.id", header: "h.author")), \(Schema.indexedRecipients(id: "h.id"))
+            FROM headers h WHERE h.id = ?
+            """)
+        for (id, body) in prepared {
+            try words.bind([.integer(id)])
+            guard try words.step() else {
+                words.reset()
+                throw .invalidData("message \(id) has no headers")
+            }
+            let (subject, author, recipients) = (try words.text(at: 0), try words.text(at: 1), try words.text(at: 2))
+            words.reset()
+            try run("INSERT INTO search (rowid, subject, author, recipients, body) VALUES (?, ?, ?, ?, ?)",
+                    [.integer(id), .text(subject), .text(author), .text(recipients), .text(body)])
+            // What the substring index is given, worked out here as `spaceless(...)` works it out
+            // in SQL: nothing at all for mail without such a script.
+            let substrings = [subject, author, recipients, body].map(SearchText.spaceless)
+            if substrings.contains(where: { !$0.isEmpty }) {
+                try run("INSERT INTO search_cjk (rowid, subject, author, recipients, body) VALUES (?, ?, ?, ?, ?)",
+                        [.integer(id)] + substrings.map { .text($0) })
+            }
+        }
+        try run("UPDATE counters SET value = 0 WHERE name = 'indexed_in_bulk'", [])
+        try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(nextRaw), .text("next_raw_id")])
+        try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(nextID), .text(Counter.nextMessageID)])
+        return added
+    }
+
+    private func addMail(_ mail: IncomingMail, to boxes: [MailboxID], at time: Int64, importKey: [UInt8]?) throws(StoreError) -> [MessageID] {
+        let targets = boxes.isEmpty ? [MailboxID.inbox] : boxes
+        let raw = try takeCounter("next_raw_id")
+        _ = try storeRaw(mail, as: raw, importKey: nil)
+        let subject = mail.subject.isEmpty ? "(no subject)" : mail.subject
+        var ids: [MessageID] = []
+        for box in targets {
+            let message = try add(subject: subject, body: mail.text, author: mail.sender, to: box, at: time,
+                                  bodyInRaw: Self.bodyInRaw(mail)) { id throws(StoreError) in
+                try insertDetails(of: mail, raw: raw, as: id)
+            }
+            ids.append(message.id)
+        }
+        return ids
+    }
+
+    /// Whether a kept message has one of `keys` as its import key.
+    private func isKept(underAnyOf keys: [[UInt8]]) throws(StoreError) -> Bool {
+        guard !keys.isEmpty else { return false }
+        let lookup = try database.cached("SELECT 1 FROM raw_mail WHERE import_key = ?")
+        for key in keys {
+            try lookup.bind([.blob(key)])
+            let found = try lookup.step()
+            lookup.reset()
+            if found { return true }
+        }
+        return false
+    }
+
+    /// Writes `mail`'s raw bytes (and what was parsed of its parts) as raw message `raw`; with an
+    /// import key, only when no kept message has that key: false then, and nothing written.
+    private func storeRaw(_ mail: IncomingMail, as raw: Int64, importKey: [UInt8]?) throws(StoreError) -> Bool {
+        let key: SQLValue = importKey.map { .blob($0) } ?? .null
+        // A key already kept leaves the row unwritten (a clash of ids still fails).
+        let unlessKnown = "ON CONFLICT (import_key) WHERE import_key IS NOT NULL DO NOTHING"
+        if mail.raw.count <= Self.copiedRawBytes {
+            try run("INSERT INTO raw_mail (id, bytes, import_key) VALUES (?, ?, ?) \(unlessKnown)", [.integer(raw), .blob(mail.raw), key])
+            guard database.changes == 1 else { return false }
+        } else {
+            // Written in place, piece by piece: SQLite makes no copy of a large message.
+            try run("INSERT INTO raw_mail (id, bytes, import_key) VALUES (?, zeroblob(?), ?) \(unlessKnown)",
+                    [.integer(raw), .integer(mail.raw.count), key])
+            guard database.changes == 1 else { return false }
+            try database.writeBlob(table: "raw_mail", column: "bytes", row: raw, mail.raw)
+        }
+        for attachment in mail.attachments {
+            let place = attachment.place
+            try run("""
+                INSERT INTO attachments (raw, part, name, type, size, content_id, content_start, content_length, encoding)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [
+                .integer(raw), .integer(attachment.part), attachment.name.map { .text($0) } ?? .null,
+                .text(attachment.type), .integer(attachment.size), attachment.contentID.map { .text($0) } ?? .null,
+                .optional(place.map { Int64($0.start) }), .optional(place.map { Int64($0.length) }),
+                place.map { .text($0.encoding) } ?? .null,
+            ])
+        }
+        return true
+    }
+
+    /// The row of message `id` that says it was mailed: its envelope and headers, its raw bytes,
+    /// and how many of its parts are listed as attachments (the parts are stored by then).
+    private func insertDetails(of mail: IncomingMail, raw: Int64, as id: MessageID) throws(StoreError) {
+        try run("""
+            INSERT INTO mail (id, raw, envelope_from, envelope_to, from_header, to_header, cc_header, sent_at,
+                              message_id, html, size, peer, listed_attachments)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
+                    \(mail.attachments.isEmpty ? "0" : "(SELECT count(*) FROM attachments a WHERE a.raw = ?2 AND \(Schema.listedAttachment("a", html: "?10")))"))
+            """, [
+                .integer(id.rawValue), .integer(raw), .text(mail.envelopeFrom),
+                .text(mail.envelopeTo.joined(separator: "\n")), .text(mail.fromHeader), .text(mail.toHeader),
+                .text(mail.ccHeader), .optional(mail.sentAt), mail.messageID.map { .text($0) } ?? .null,
+                mail.html.map { .text($0) } ?? .null, .integer(mail.raw.count), .text(mail.peer),
+            ])
+    }
+
+    /// The mailboxes that `recipients` name (see `Routing`); the Inbox when none does.
+    public func route(_ recipients: [String]) throws(StoreError) -> [MailboxID] {
+        let boxes = try mailboxes().map { (id: $0.id, name: $0.name) }
+        var addresses: [(pattern: String, mailbox: MailboxID)] = []
+        let statement = try database.cached("SELECT pattern, mailbox FROM addresses")
+        try statement.bind([])
+        defer { statement.reset() }
+        while try statement.step() {
+            addresses.append((try statement.text(at: 0), MailboxID(rawValue: try statement.integer(at: 1))))
+        }
+        return Routing(mailboxes: boxes, addresses: addresses).mailboxes(for: recipients)
+    }
+
+    /// Replaces the addresses that route mail to `box`.
+    public func setAddresses(_ patterns: [String], for box: MailboxID) throws(StoreError) {
+        try run("DELETE FROM addresses WHERE mailbox = ?", [.integer(box.rawValue)])
+        for pattern in patterns {
+            try run("INSERT OR IGNORE INTO addresses (pattern, mailbox) VALUES (?, ?)", [.text(pattern), .integer(box.rawValue)])
+        }
+    }
+}
