@@ -46,17 +46,17 @@ let package = Package(
         // The network layer: libevent loops with the HTTP and SMTP connections on them, behind a
         // (Request) -> Response handler and a mail service. Imports the service for its metrics
         // and change feed.
-        .target(name: "MailroomNet", dependencies: ["HTTP", "HTML", "SMTP", "MailroomService", "CLibevent"]),
+        .target(name: "MailroomNet", dependencies: ["HTTP", "HTML", "SMTP", "MailroomService", "CivilDate", "CLibevent"]),
         // SQLite persistence: the only importer of CSQLite.
         .target(name: "MailroomStore", dependencies: ["MailroomCore", "CSQLite"]),
         // The application: mail intake, list commands, import, retention, the group commit, the
         // change feed and metrics, over the store. Knows no protocol: neither HTTP nor HTML.
         .target(name: "MailroomService", dependencies: ["MailroomCore", "MailroomStore", "MailroomMail"]),
         // Routes, forms and pages: a pure (Request) -> Response function over the service.
-        .target(name: "MailroomWeb", dependencies: ["MailroomService", "MailroomCore", "MailroomStore", "MailroomMail", "HTML", "HTTP"]),
+        .target(name: "MailroomWeb", dependencies: ["MailroomService", "MailroomCore", "MailroomStore", "MailroomMail", "HTML", "HTTP", "CivilDate"]),
         .executableTarget(
             name: "mailroom",
-            dependencies: ["MailroomService", "MailroomWeb", "MailroomStore", "MailroomNet", "HTTP", "SMTP", "CMalloc"]
+            dependencies: ["MailroomService", "MailroomWeb", "MailroomStore", "MailroomNet", "HTTP", "SMTP", "CivilDate", "CMalloc"]
         ),
         // `make bench`: figures for page rendering and durable saves, printed as a table.
         .executableTarget(name: "mailroom-bench", dependencies: ["MailroomWeb", "MailroomService", "MailroomStore", "MailroomCore", "HTTP"]),

@@ -1,3 +1,4 @@
+import CivilDate
 import Glibc
 import HTTP
 import MailroomService
@@ -129,12 +130,7 @@ enum Clock {
 
     /// UTC time like `2026-11-29T11:50:00Z`.
     static func timestamp() -> String {
-        var seconds = Glibc.time(nil)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        UTCTime(secondsSinceEpoch: Int64(Glibc.time(nil))).iso8601
     }
 }
 

@@ -1,3 +1,4 @@
+import CivilDate
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -61,9 +62,7 @@ enum Formatting {
 
     /// The machine-readable form for `<time datetime>`.
     static func iso8601(_ seconds: Int64) -> String {
-        let date = parts(seconds)
-        return "\(date.tm_year + 1900)-\(two(date.tm_mon + 1))-\(two(date.tm_mday))T"
-            + "\(two(date.tm_hour)):\(two(date.tm_min)):\(two(date.tm_sec))Z"
+        UTCTime(secondsSinceEpoch: seconds).iso8601
     }
 
     /// The start of a body on one line, cut at a word near `limit` bytes of UTF-8.
@@ -99,13 +98,6 @@ enum Formatting {
             if let last = output.last, last >= 0xC0 { output.removeLast() }
         }
         return String(decoding: output, as: UTF8.self) + "…"
-    }
-
-    private static func parts(_ seconds: Int64) -> tm {
-        var time = time_t(seconds)
-        var result = tm()
-        gmtime_r(&time, &result)
-        return result
     }
 
     /// In the process's time zone, as `TZ` (read once, at start, by `tzset`) says.

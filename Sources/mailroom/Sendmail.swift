@@ -1,3 +1,4 @@
+import CivilDate
 import Glibc
 
 /// `mailroom sendmail`: what cron, `mail(1)` and scripts call as sendmail. It reads one message
@@ -114,12 +115,7 @@ enum Sendmail {
 extension Sendmail.Message {
     /// Now, as a Date field gives it.
     static func date() -> String {
-        var now = time(nil)
-        var parts = tm()
-        gmtime_r(&now, &parts)
-        var text = [CChar](repeating: 0, count: 64)
-        let count = strftime(&text, text.count, "%a, %d %b %Y %H:%M:%S +0000", &parts)
-        return String(decoding: text.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        UTCTime(secondsSinceEpoch: Int64(time(nil))).mailDate
     }
 }
 

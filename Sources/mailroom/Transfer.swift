@@ -4,6 +4,7 @@ import HTTP
 import MailroomCore
 import MailroomMail
 import MailroomNet
+import MailroomService
 import MailroomStore
 import MailroomWeb
 

@@ -1,6 +1,7 @@
 import Glibc
 import MailroomCore
 import MailroomMail
+import MailroomService
 import MailroomStore
 import MailroomWeb
 import Testing
