@@ -129,8 +129,10 @@ import Testing
         reader.start()
         defer { reader.stop() }
         let client = HTTPClient(port: port)
+        // A new connection for each look: sending 400 messages may outlast the 2 s keep-alive.
         func streams() -> Int? {
-            guard let metrics = try? client.send("GET", "/metrics"), metrics.status == 200 else { return nil }
+            guard let metrics = try? client.send("GET", "/metrics", headers: [("Connection", "close")]),
+                  metrics.status == 200 else { return nil }
             let line = metrics.text.split(separator: "\n").first { $0.hasPrefix("mailroom_event_clients ") }
             return line.flatMap { Int($0.split(separator: " ").last ?? "") }
         }
