@@ -18,12 +18,12 @@ public final class Store: @unchecked Sendable {
     /// Where the file was copied before that migration, when it was.
     public let migrationBackup: String?
     private var lock: FileLock?
-    // The connections live outside the locks (a Mutex holds only Sendable values); each lock
-    // guards the property named after it.
+    // The connections live outside the locks (they are not Sendable, so a Mutex could not hand
+    // them out); each lock guards the property named after it.
     private var writer: Database?
-    private let writerLock = Lock()
+    private let writerLock = Mutex(())
     private var readers: [Database] = []
-    private let readersLock = Lock()
+    private let readersLock = Mutex(())
     /// Background checkpoints (see `checkpointInBackground`): their timer and connection, used
     /// only on `checkpointQueue`.
     private var checkpointTimer: DispatchSourceTimer?
