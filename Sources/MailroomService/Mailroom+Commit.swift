@@ -52,9 +52,11 @@ extension Mailroom {
     }
 
     /// `perform` for commands whose only errors are the service's own.
-    func performing<Result: Sendable>(_ command: (Transaction) throws(ServiceError) -> Result) throws(ServiceError) -> Result {
+    func performing<Result: Sendable>(
+        touching: Set<MailboxID>? = nil, _ command: (Transaction) throws(ServiceError) -> Result
+    ) throws(ServiceError) -> Result {
         do {
-            return try perform { transaction in try command(transaction) }
+            return try perform(touching: touching) { transaction in try command(transaction) }
         } catch {
             throw error as? ServiceError ?? .unavailable("\(ServiceError.changing) (\(error))")
         }

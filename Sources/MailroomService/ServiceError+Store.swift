@@ -1,3 +1,4 @@
+import MailroomCore
 import MailroomStore
 
 extension ServiceError {
@@ -20,5 +21,27 @@ public func storing<Result>(doing: String = ServiceError.changing, _ body: () th
         return try body()
     } catch {
         throw ServiceError(error, doing: doing)
+    }
+}
+
+/// Store calls about one message or mailbox named by the caller, whose absence is `.notFound`
+/// rather than a refusal (a mailbox named in a form field as a target stays a refusal).
+func naming<Result>(_ body: () throws(StoreError) -> Result) throws(ServiceError) -> Result {
+    do throws(StoreError) {
+        return try body()
+    } catch .refused(let refusal) where refusal.isAbsence {
+        throw .notFound(refusal.message)
+    } catch {
+        throw ServiceError(error)
+    }
+}
+
+extension LibraryError {
+    /// Whether the refusal is that what was named is not there.
+    var isAbsence: Bool {
+        switch self {
+        case .unknownMailbox, .mailbox(.unknownMessage): true
+        default: false
+        }
     }
 }

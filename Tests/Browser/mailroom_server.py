@@ -66,8 +66,10 @@ def start(password=None, page_size=None, smtp=False, extra=()):
                 return Mailroom(process, int(match.group(1)), smtp_port or None, work)
             if not line:
                 break
+        exited = process.poll()
         process.kill()
         process.wait()
         if "cannot listen on" not in line:
             break
-    raise AssertionError(f"mailroom did not start: {line!r}")
+    # How it ended (a negative code is the signal) says whether it refused or crashed.
+    raise AssertionError(f"mailroom did not start: {line!r}, exit status {exited}")

@@ -44,8 +44,8 @@ import Testing
                 do {
                     let answer = try connection.postForm("/mailboxes/inbox", fields)
                     if answer.status != 303 { problems.withLock { $0.append("\(fields): \(answer.status)") } }
-                    if step % 3 == 1 { deleted.withLock { $0.insert("Message \(id)") } }
-                    if step % 3 == 2 { moved.withLock { $0.insert("Message \(id)") } }
+                    if step % 3 == 1 { _ = deleted.withLock { $0.insert("Message \(id)") } }
+                    if step % 3 == 2 { _ = moved.withLock { $0.insert("Message \(id)") } }
                 } catch {
                     problems.withLock { $0.append("\(fields): \(error)") }
                 }

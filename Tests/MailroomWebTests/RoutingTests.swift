@@ -1,4 +1,5 @@
 import HTTP
+@testable import MailroomWeb
 import MailroomCore
 import Testing
 
@@ -41,5 +42,26 @@ struct RoutingTests {
             method, "/", headers: Headers([("Content-Type", "application/x-www-form-urlencoded")]), body: "action=edit")
         #expect(response.code == 405)
         #expect(response.headers["Allow"] == "GET, HEAD")
+    }
+
+    /// Each pattern once in each table, so no route hides another by accident.
+    @Test func noPatternIsInATableTwice() {
+        for patterns in [MailroomApp.routes.routes.map(\.pattern), MailroomApp.apiRoutes.routes.map(\.pattern)] {
+            #expect(Set(patterns).count == patterns.count)
+        }
+    }
+
+    /// Every page route refuses a method it does not list with the `Allow` the table gives it,
+    /// for addresses that exist (an unknown mailbox would be a 404 first).
+    @Test func everyPageRouteRefusesOtherMethodsWithItsAllow() throws {
+        let example = ["slug": "inbox", "id": "1", "part": "0"]
+        for route in MailroomApp.routes.routes {
+            let path = route.pattern.split(separator: "/", omittingEmptySubsequences: false)
+                .map { $0.first == ":" ? example[String($0.dropFirst()), default: "x"] : String($0) }
+                .joined(separator: "/")
+            let response = try inbox.respond(.put, path, headers: Headers(), body: "")
+            #expect(response.code == 405, "\(path)")
+            #expect(response.headers["Allow"] == route.allow, "\(path)")
+        }
     }
 }

@@ -8,13 +8,7 @@ extension MailroomApp {
     func showMessage(_ id: MessageID, request: Request) throws(HTTPError) -> Response {
         let keepUnread = request.query["keep"] == "unread" || request.method == .head || !Self.isOpenedByAPerson(request)
         if !keepUnread, try reading({ reader throws(StoreError) in try reader.place(of: id)?.isUnread }) == true {
-            _ = try perform { transaction throws(HTTPError) in
-                try Self.storing { () throws(StoreError) in
-                    if let box = try transaction.mailbox(of: id) {
-                        try transaction.setUnread(false, for: [id], in: box)
-                    }
-                }
-            }
+            try Self.serving { () throws(ServiceError) in try service.markOpened(id) }
         }
         let (mailboxes, found, details, inline) = try reading { reader throws(StoreError) in
             let details = try reader.mailDetails(id)
@@ -64,22 +58,22 @@ extension MailroomApp {
                     draft: draft, problems: problems)
                 return Response(status: .unprocessableContent, html: page.render())
             }
-            try perform { transaction throws(HTTPError) in
-                try Self.update(id) { () throws(StoreError) in try transaction.edit(id, with: draft) }
+            do throws(ServiceError) {
+                try service.edit(id, with: draft)
+            } catch .notFound {
+                throw Self.noSuchMessage(id)
+            } catch {
+                throw HTTPError(error)
             }
             return .seeOther(try revisit(id, notice: "done=saved"))
         case "delete":
-            let notice = try perform { transaction in
-                try Removal.delete.apply(to: [id], from: box, in: transaction)
-            }
+            let notice = try Self.serving { () throws(ServiceError) in try service.remove(id, .delete, from: box) }
             return .seeOther(Paths.mailbox(box, notice: notice.count > 0 ? notice : Notice(.gone)))
         case "restore":
-            let notice = try perform { transaction in try Removal.restore.apply(to: [id], from: box, in: transaction) }
+            let notice = try Self.serving { () throws(ServiceError) in try service.remove(id, .restore, from: box) }
             return .seeOther(Paths.mailbox(.trash, notice: notice))
         case "archive":
-            let notice = try perform { transaction in
-                try Removal.move(to: .archive).apply(to: [id], from: box, in: transaction)
-            }
+            let notice = try Self.serving { () throws(ServiceError) in try service.remove(id, .move(to: .archive), from: box) }
             return .seeOther(Paths.mailbox(box, notice: notice))
         case let other?:
             throw HTTPError(.badRequest, "Unknown action “\(other)”.")
@@ -88,27 +82,21 @@ extension MailroomApp {
         }
     }
 
-    private enum Marked: Sendable {
-        case gone, elsewhere
-        case done(isUnread: Bool)
-    }
-
-    /// Mark read or unread, flag or unflag: the commonest post, so all of it (finding the
-    /// message, checking the page's mailbox, the change, and the state to come back to) happens
-    /// in its one transaction.
+    /// Mark read or unread, flag or unflag: the commonest post.
     private func mark(_ id: MessageID, _ action: String, shownIn shown: MailboxID?) throws(HTTPError) -> Response {
-        let marked = try perform { transaction throws(HTTPError) -> Marked in
-            try Self.update(id) { () throws(StoreError) -> Marked in
-                guard let place = try transaction.place(of: id) else { return .gone }
-                if let shown, shown != place.mailbox { return .elsewhere }
-                switch action {
-                case "mark-read": try transaction.setUnread(false, for: [id], in: place.mailbox)
-                case "mark-unread": try transaction.setUnread(true, for: [id], in: place.mailbox)
-                case "flag": try transaction.setFlagged(true, for: [id], in: place.mailbox)
-                default: try transaction.setFlagged(false, for: [id], in: place.mailbox)
-                }
-                return .done(isUnread: try transaction.place(of: id)?.isUnread ?? false)
-            }
+        let mark: Mailroom.Mark = switch action {
+        case "mark-read": .read
+        case "mark-unread": .unread
+        case "flag": .flag
+        default: .unflag
+        }
+        let marked: Mailroom.Marked
+        do throws(ServiceError) {
+            marked = try service.mark(id, mark, shownIn: shown)
+        } catch .notFound {
+            throw Self.noSuchMessage(id)
+        } catch {
+            throw HTTPError(error)
         }
         switch marked {
         case .gone: throw Self.noSuchMessage(id)
@@ -126,17 +114,6 @@ extension MailroomApp {
     private static func revisit(_ id: MessageID, isUnread: Bool, notice: String? = nil) -> String {
         let query = [isUnread ? "keep=unread" : nil, notice].compactMap { $0 }.joined(separator: "&")
         return query.isEmpty ? Paths.message(id) : Paths.message(id) + "?" + query
-    }
-
-    @discardableResult
-    private static func update<Result>(_ id: MessageID, _ change: () throws(StoreError) -> Result) throws(HTTPError) -> Result {
-        do {
-            return try change()
-        } catch .refused(.mailbox(.unknownMessage)), .refused(.unknownMailbox) {
-            throw noSuchMessage(id)
-        } catch {
-            throw HTTPError(ServiceError(error))
-        }
     }
 
     static func isOpenedByAPerson(_ request: Request) -> Bool {

@@ -122,21 +122,14 @@ extension MailroomApp {
         if form["action"] == "add" {
             let draft = Draft(subject: form["subject"] ?? "", body: form["body"] ?? "", author: form["author"] ?? "")
             guard box != .trash else { throw HTTPError(.badRequest, "New messages cannot be added to Trash.") }
-            do throws(HTTPError) {
-                try perform(touching: [box]) { transaction throws(HTTPError) in
-                    do throws(StoreError) {
-                        try transaction.add(draft, to: box, at: now())
-                    } catch .refused(let refusal) {
-                        throw HTTPError(.unprocessableContent, refusal.message)
-                    } catch {
-                        throw HTTPError(ServiceError(error))
-                    }
-                }
-            } catch where error.status == .unprocessableContent {
+            do throws(ServiceError) {
+                try service.add(draft, to: box)
+            } catch .refused(let message) {
                 let found = Self.problems(of: draft)
-                let html = try render(
-                    box, state, notice: nil, now: now(), draft: draft, problems: found.isEmpty ? [error.message] : found)
+                let html = try render(box, state, notice: nil, now: now(), draft: draft, problems: found.isEmpty ? [message] : found)
                 return Response(status: .unprocessableContent, html: html)
+            } catch {
+                throw HTTPError(error)
             }
             // The new message is on top: show the first page.
             return .seeOther(Paths.mailbox(box, state.moved(to: .top, start: 1), notice: Notice(.added)))
@@ -155,8 +148,8 @@ extension MailroomApp {
             if let (next, notice) = viewed { return .seeOther(Paths.mailbox(box, next, notice: notice)) }
         }
         let counted = form["all-count"].flatMap { Int($0) }
-        let (next, notice) = try perform(touching: command.touches(in: box)) { transaction in
-            try command.apply(to: transaction, in: box, state: state, pageSize: pageSize, counted: counted)
+        let (next, notice) = try Self.serving { () throws(ServiceError) in
+            try service.run(command, in: box, state: state, pageSize: pageSize, counted: counted)
         }
         return .seeOther(Paths.mailbox(box, next, notice: notice))
     }

@@ -33,9 +33,7 @@ extension MailroomApp {
         guard patterns.count <= 100 else {
             throw HTTPError(.unprocessableContent, "A mailbox can list at most 100 addresses.")
         }
-        try perform { transaction throws(HTTPError) in
-            try Self.storing { () throws(StoreError) in try transaction.setAddresses(patterns, for: id) }
-        }
+        try Self.serving { () throws(ServiceError) in try service.setAddresses(patterns, for: id) }
         return .seeOther(Paths.mailboxes(notice: Notice(.routed)))
     }
 
@@ -57,27 +55,17 @@ extension MailroomApp {
         default:
             throw HTTPError(.badRequest, "Use action=create, action=rename or action=addresses.")
         }
-        do throws(HTTPError) {
-            let created = try perform { transaction throws(HTTPError) -> MailboxID? in
-                do throws(StoreError) {
-                    if let target {
-                        try transaction.renameMailbox(target, to: name)
-                        return nil
-                    }
-                    return try transaction.createMailbox(named: name)
-                } catch .refused(.unknownMailbox(let id)) {
-                    throw HTTPError(.notFound, "There is no mailbox “\(id)”.")
-                } catch .refused(let refusal) {
-                    throw HTTPError(.unprocessableContent, refusal.message)
-                } catch {
-                    throw HTTPError(ServiceError(error))
-                }
+        do throws(ServiceError) {
+            if let target {
+                try service.renameMailbox(target, to: name)
+                return .seeOther(Paths.mailboxes(notice: Notice(.renamed)))
             }
-            if let created { return .seeOther(Paths.mailbox(created, notice: Notice(.created))) }
-            return .seeOther(Paths.mailboxes(notice: Notice(.renamed)))
-        } catch where error.status == .unprocessableContent {
-            let page = MailboxesPage(mailboxes: try mailboxes(), notice: nil, token: token, refused: (target, name, error.message))
+            return .seeOther(Paths.mailbox(try service.createMailbox(named: name), notice: Notice(.created)))
+        } catch .refused(let message) {
+            let page = MailboxesPage(mailboxes: try mailboxes(), notice: nil, token: token, refused: (target, name, message))
             return Response(status: .unprocessableContent, html: page.render())
+        } catch {
+            throw HTTPError(error)
         }
     }
 
@@ -97,9 +85,7 @@ extension MailroomApp {
         guard try request.form()["confirm"] == "yes" else {
             throw HTTPError(.badRequest, "Emptying Trash needs confirm=yes from its confirmation page.")
         }
-        let count = try perform { transaction throws(HTTPError) in
-            try Self.storing { () throws(StoreError) in try transaction.emptyTrash() }
-        }
+        let count = try Self.serving { () throws(ServiceError) in try service.emptyTrash() }
         return .seeOther(Paths.mailbox(.trash, notice: Notice(.emptied, count: count)))
     }
 
@@ -122,9 +108,7 @@ extension MailroomApp {
         guard try request.form()["confirm"] == "yes" else {
             throw HTTPError(.badRequest, "Deleting a mailbox needs confirm=yes from its confirmation page.")
         }
-        let count = try perform { transaction throws(HTTPError) in
-            try Self.storing { () throws(StoreError) in try transaction.deleteMailbox(id) }
-        }
+        let count = try Self.serving { () throws(ServiceError) in try service.deleteMailbox(id) }
         return .seeOther(Paths.mailbox(.inbox, notice: Notice(.removed, count: count)))
     }
 }

@@ -3,7 +3,7 @@ import MailroomCore
 import MailroomService
 
 /// What `POST /api/v1/messages/ACTION` can do, as the toolbar's buttons do it.
-enum APIAction: String {
+enum APIAction: String, CaseIterable {
     case read, unread, flag, unflag, delete
 
     var command: ListCommand {

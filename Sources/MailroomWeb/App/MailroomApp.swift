@@ -112,23 +112,9 @@ public final class MailroomApp: Sendable {
         return try outcome.get()
     }
 
-    /// Store calls made by a route, their errors said as the service says them.
-    static func storing<Result>(_ body: () throws(StoreError) -> Result) throws(HTTPError) -> Result {
-        do throws(ServiceError) { return try MailroomService.storing(body) } catch { throw HTTPError(error) }
-    }
-
-    /// Runs `command` through the service's group commit (see `Mailroom.perform`) and answers
-    /// only once it is durable; whatever goes wrong comes back as an HTTP error.
-    func perform<Result: Sendable, Failure: Error>(
-        touching: Set<MailboxID>? = nil, _ command: (Transaction) throws(Failure) -> Result
-    ) throws(HTTPError) -> Result {
-        do {
-            // Called, not passed: a typed-throws closure converted to an untyped one crashes
-            // Swift 6.3's SIL checker when it returns Void.
-            return try service.perform(touching: touching) { transaction in try command(transaction) }
-        } catch {
-            throw HTTPError(error)
-        }
+    /// Calls the service, its errors said as HTTP errors (see `HTTPError(ServiceError)`).
+    static func serving<Result>(_ body: () throws(ServiceError) -> Result) throws(HTTPError) -> Result {
+        do throws(ServiceError) { return try body() } catch { throw HTTPError(error) }
     }
 
     /// Whether answering `request` may store a change, and so wait for a commit: every POST, and
@@ -166,81 +152,28 @@ public final class MailroomApp: Sendable {
         return response
     }
 
+    /// The route table's answer (see `routes`), or a static file from `Public/`.
     private func route(_ request: Request) throws(HTTPError) -> Response {
-        let isRead = request.method == .get || request.method == .head
-        let isPost = request.method == .post
-        let route = Route(path: request.path)
-        if let signIn, route.needsSignIn, signIn.session(of: request, now: now()) == nil,
-           !(route.takesToken && carriesAPIToken(request)) {
+        guard let match = Self.routes.match(request.path) else { return try staticFile(request) }
+        let access = match.route.info
+        if let signIn, access.needsSignIn, signIn.session(of: request, now: now()) == nil,
+           !(access.takesToken && carriesAPIToken(request)) {
             return .seeOther(Paths.signIn(next: request.path + (request.query.isEmpty ? "" : "?" + request.query.urlEncoded)))
         }
-        switch route {
-        case .signIn where isRead:
-            return showSignIn(request)
-        case .signIn where isPost:
-            return try signInPost(request)
-        case .signOut where isPost:
-            return try signOutPost(request)
-        case .root where isRead:
-            return .redirect(.found, to: Paths.inbox)
-        case .health where isRead:
-            return health()
-        case .metrics where isRead:
-            return metricsPage()
-        case .health, .metrics:
-            throw methodNotAllowed(allow: "GET, HEAD")
-        case .events where isRead:
-            return Self.eventStream
-        case .events:
-            throw methodNotAllowed(allow: "GET")
-        case .mailboxes where isRead:
-            return showMailboxes(request)
-        case .mailboxes where isPost:
-            return try changeMailboxes(request)
-        case .mailbox(let slug) where isRead:
-            return try showList(try mailboxID(slug), request: request)
-        case .mailbox(let slug) where isPost:
-            return try changeList(try mailboxID(slug), request: request)
-        case .emptyTrash where isRead:
-            return try showEmptyTrash()
-        case .emptyTrash where isPost:
-            return try emptyTrash(request)
-        case .deleteMailbox(let slug) where isRead:
-            return try showDeleteMailbox(try mailboxID(slug))
-        case .deleteMailbox(let slug) where isPost:
-            return try deleteMailbox(try mailboxID(slug), request: request)
-        case .messageFile(let text, let file) where isRead:
-            guard let id = MessageID(text) else { throw HTTPError(.notFound, "There is no message “\(text)”.") }
-            switch file {
-            case "html": return try showMailHTML(id, request: request)
-            case "raw": return try downloadRawMail(id, isHead: request.method == .head)
-            default: throw HTTPError(.notFound, "There is no page at this address.")
-            }
-        case .messagePart(let text, let part) where isRead:
-            guard let id = MessageID(text), let number = Int(part), number >= 0, String(number) == part else {
-                throw HTTPError(.notFound, "There is no attachment at this address.")
-            }
-            return try downloadMailPart(id, part: number, isHead: request.method == .head)
-        case .messageFile, .messagePart:
-            throw methodNotAllowed(allow: "GET, HEAD")
-        case .message(let text) where isRead || isPost:
-            guard let id = MessageID(text) else { throw HTTPError(.notFound, "There is no message “\(text)”.") }
-            return isRead ? try showMessage(id, request: request) : try changeMessage(id, request: request)
-        case .signOut:
-            throw methodNotAllowed(allow: "POST")
-        case .root, .mailboxes, .emptyTrash, .deleteMailbox, .signIn:
-            throw methodNotAllowed(allow: request.path == "/" ? "GET, HEAD" : "GET, HEAD, POST")
-        case .mailbox, .message:
-            throw methodNotAllowed(allow: "GET, HEAD, POST")
-        case .other:
-            guard let file = files.response(
-                for: request.path, ifNoneMatch: request.headers["If-None-Match"],
-                ifModifiedSince: request.headers["If-Modified-Since"]) else {
-                throw HTTPError(.notFound, "There is no page at this address.")
-            }
-            guard isRead else { throw methodNotAllowed(allow: "GET, HEAD") }
-            return file
+        guard let handler = match.route.handler(for: request.method) else { throw match.route.methodNotAllowed() }
+        return try handler(self, request, match.parameters)
+    }
+
+    private func staticFile(_ request: Request) throws(HTTPError) -> Response {
+        guard let file = files.response(
+            for: request.path, ifNoneMatch: request.headers["If-None-Match"],
+            ifModifiedSince: request.headers["If-Modified-Since"]) else {
+            throw HTTPError(.notFound, "There is no page at this address.")
         }
+        guard request.method == .get || request.method == .head else {
+            throw HTTPError(.methodNotAllowed, "This address does not accept that method.", headers: ["Allow": "GET, HEAD"])
+        }
+        return file
     }
 
     /// An API request: refused as a form would be (another site, another Host), then behind the
@@ -300,68 +233,5 @@ public final class MailroomApp: Sendable {
             return .wrong
         }
         return .valid
-    }
-
-
-
-    private func methodNotAllowed(allow: String) -> HTTPError {
-        HTTPError(.methodNotAllowed, "This address does not accept that method.", headers: ["Allow": allow])
-    }
-
-    private func mailboxID(_ slug: Substring) throws(HTTPError) -> MailboxID {
-        guard let id = MailboxID(slug: slug), try mailboxes()[id] != nil else {
-            throw HTTPError(.notFound, "There is no mailbox “\(slug)”.")
-        }
-        return id
-    }
-}
-
-/// Where a path leads, before the method is considered.
-private enum Route {
-    case root, mailboxes, emptyTrash, signIn, signOut
-    case health, metrics, events
-    case mailbox(Substring)
-    case deleteMailbox(Substring)
-    case message(Substring)
-    /// `/messages/ID/html` and `/messages/ID/raw`.
-    case messageFile(Substring, Substring)
-    /// `/messages/ID/parts/N`.
-    case messagePart(Substring, Substring)
-    case other
-
-    init(path: String) {
-        let segments = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
-        switch (segments.count, segments.first) {
-        case (1, ""): self = .root
-        case (1, "signin"): self = .signIn
-        case (1, "signout"): self = .signOut
-        case (1, "healthz"): self = .health
-        case (1, "metrics"): self = .metrics
-        case (1, "events"): self = .events
-        case (1, "mailboxes"): self = .mailboxes
-        case (2, "mailboxes"): self = .mailbox(segments[1])
-        case (3, "mailboxes") where segments[1] == "trash" && segments[2] == "empty": self = .emptyTrash
-        case (3, "mailboxes") where segments[2] == "delete": self = .deleteMailbox(segments[1])
-        case (2, "messages"): self = .message(segments[1])
-        case (3, "messages"): self = .messageFile(segments[1], segments[2])
-        case (4, "messages") where segments[2] == "parts": self = .messagePart(segments[1], segments[3])
-        default: self = .other
-        }
-    }
-
-    /// Everything but the sign-in page itself and static files sits behind the password.
-    var needsSignIn: Bool {
-        switch self {
-        case .signIn, .other, .health: false
-        default: true
-        }
-    }
-
-    /// Where a script may pass the password gate with the API token instead of signing in.
-    var takesToken: Bool {
-        switch self {
-        case .metrics: true
-        default: false
-        }
     }
 }

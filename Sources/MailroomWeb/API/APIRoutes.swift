@@ -44,46 +44,52 @@ extension MailroomApp {
         return response
     }
 
+    /// The API's endpoints; as for pages, 404, 405 and `Allow` follow from the table.
+    static let apiRoutes: Router<MailroomApp, Void> = {
+        var routes = Router<MailroomApp, Void>()
+        let prefix = apiPrefix
+        routes.add(prefix + "mailboxes", info: (), [
+            .get: { app, _, _ throws(HTTPError) in json(.object([("mailboxes", .array(try app.mailboxes().map(mailboxJSON)))])) },
+        ])
+        routes.add(prefix + "messages", info: (), [.get: { app, request, _ throws(HTTPError) in try app.apiList(request) }])
+        routes.add(prefix + "wait", info: (), [.get: { app, request, _ throws(HTTPError) in try app.apiWait(request) }])
+        routes.add(prefix + "import", info: (), [.post: { app, request, _ throws(HTTPError) in try app.apiImport(request) }])
+        // The actions' names go before the capture of an id, which would otherwise take them.
+        for action in APIAction.allCases {
+            routes.add(prefix + "messages/" + action.rawValue, info: (), [
+                .post: { app, request, _ throws(HTTPError) in try app.apiAct(action, request) },
+            ])
+        }
+        routes.add(prefix + "messages/:id", info: (), [
+            .get: { app, _, parameters throws(HTTPError) in json(try app.messageJSON(try apiID(parameters["id"]))) },
+        ])
+        routes.add(prefix + "messages/:id/raw", info: (), [
+            .get: { app, request, parameters throws(HTTPError) in
+                try app.downloadRawMail(try apiID(parameters["id"]), isHead: request.method == .head)
+            },
+        ])
+        routes.add(prefix + "messages/:id/parts/:part", info: (), [
+            .get: { app, request, parameters throws(HTTPError) in
+                guard let part = Int(parameters["part"]), part >= 0 else {
+                    throw HTTPError(.notFound, "There is no part “\(parameters["part"])”.")
+                }
+                return try app.downloadMailPart(try apiID(parameters["id"]), part: part, isHead: request.method == .head)
+            },
+        ])
+        return routes
+    }()
+
     private func apiRoute(_ request: Request) throws(HTTPError) -> Response {
         guard request.path.hasPrefix(Self.apiPrefix) else {
             throw HTTPError(.notFound, "The API lives under \(Self.apiPrefix).")
         }
-        let segments = request.path.dropFirst(Self.apiPrefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        let isRead = request.method == .get || request.method == .head
-        let isPost = request.method == .post
-        switch (segments.count, segments.first) {
-        case (1, "mailboxes"):
-            guard isRead else { throw Self.apiMethodNotAllowed("GET, HEAD") }
-            return Self.json(.object([("mailboxes", .array(try mailboxes().map(Self.mailboxJSON)))]))
-        case (1, "messages"):
-            guard isRead else { throw Self.apiMethodNotAllowed("GET, HEAD") }
-            return try apiList(request)
-        case (1, "wait"):
-            guard isRead else { throw Self.apiMethodNotAllowed("GET, HEAD") }
-            return try apiWait(request)
-        case (1, "import"):
-            guard isPost else { throw Self.apiMethodNotAllowed("POST") }
-            return try apiImport(request)
-        case (2, "messages") where APIAction(rawValue: String(segments[1])) != nil:
-            guard isPost, let action = APIAction(rawValue: String(segments[1])) else { throw Self.apiMethodNotAllowed("POST") }
-            return try apiAct(action, request)
-        case (2, "messages"):
-            guard isRead else { throw Self.apiMethodNotAllowed("GET, HEAD") }
-            return try apiMessage(try Self.apiID(segments[1]))
-        case (3, "messages") where segments[2] == "raw":
-            guard isRead else { throw Self.apiMethodNotAllowed("GET, HEAD") }
-            return try downloadRawMail(try Self.apiID(segments[1]), isHead: request.method == .head)
-        case (4, "messages") where segments[2] == "parts":
-            guard isRead else { throw Self.apiMethodNotAllowed("GET, HEAD") }
-            guard let part = Int(segments[3]), part >= 0 else { throw HTTPError(.notFound, "There is no part “\(segments[3])”.") }
-            return try downloadMailPart(try Self.apiID(segments[1]), part: part, isHead: request.method == .head)
-        default:
+        guard let match = Self.apiRoutes.match(request.path) else {
             throw HTTPError(.notFound, "There is no API endpoint at \(request.path).")
         }
-    }
-
-    private static func apiMethodNotAllowed(_ allow: String) -> HTTPError {
-        HTTPError(.methodNotAllowed, "This endpoint takes \(allow).", headers: ["Allow": allow])
+        guard let handler = match.route.handler(for: request.method) else {
+            throw match.route.methodNotAllowed("This endpoint takes \(match.route.allow).")
+        }
+        return try handler(self, request, match.parameters)
     }
 
     private static func apiID(_ text: Substring) throws(HTTPError) -> MessageID {
@@ -126,11 +132,6 @@ extension MailroomApp {
             ("messages", .array(slice.rows.map { Self.summaryJSON($0, mailbox: box) })),
             ("next", next),
         ]))
-    }
-
-    /// `GET /api/v1/messages/ID`: everything about one message.
-    private func apiMessage(_ id: MessageID) throws(HTTPError) -> Response {
-        Self.json(try messageJSON(id))
     }
 
     func messageJSON(_ id: MessageID) throws(HTTPError) -> JSON {
@@ -219,29 +220,10 @@ extension MailroomApp {
     /// "inbox", "revision": R}` (or `"all": true` for a whole mailbox).
     private func apiAct(_ action: APIAction, _ request: Request) throws(HTTPError) -> Response {
         let target = try APITarget(request)
-        let outcome: (changed: Int, gone: Int)
+        let outcome: Mailroom.Tally
         switch target {
         case .ids(let ids):
-            outcome = try perform { transaction in
-                // Each id is acted on in the mailbox it is in now; ids not found are counted as gone.
-                var byMailbox: [MailboxID: [MessageID]] = [:]
-                var gone = 0
-                for id in ids {
-                    if let box = try Self.storing({ () throws(StoreError) in try transaction.mailbox(of: id) }) {
-                        byMailbox[box, default: []].append(id)
-                    } else {
-                        gone += 1
-                    }
-                }
-                var changed = 0
-                for (box, ids) in byMailbox.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                    let (_, notice) = try action.command.apply(
-                        to: transaction, in: box, state: ListState(mode: .active, selection: ids), pageSize: pageSize)
-                    changed += notice?.count ?? 0
-                    gone += notice?.gone ?? 0
-                }
-                return (changed, gone)
-            }
+            outcome = try Self.serving { () throws(ServiceError) in try service.run(action.command, on: ids, pageSize: pageSize) }
         case .query(let text, let slug, let revision, let all):
             let box = try apiMailbox(slug)
             // A whole mailbox only when asked for in so many words: a search that narrows
@@ -250,11 +232,8 @@ extension MailroomApp {
                 throw HTTPError(.badRequest, "Name the messages: “ids”, a search in “q”, or \"all\": true for the whole mailbox.")
             }
             let asOf = revision ?? store.revision
-            var state = ListState(mode: .active, allAsOf: asOf)
-            state.search = all ? "" : text
-            outcome = try perform { transaction in
-                let (_, notice) = try action.command.apply(to: transaction, in: box, state: state, pageSize: pageSize)
-                return (notice?.count ?? 0, notice?.gone ?? 0)
+            outcome = try Self.serving { () throws(ServiceError) in
+                try service.run(action.command, matching: all ? "" : text, in: box, asOf: asOf, pageSize: pageSize)
             }
         }
         return Self.json(.object([
