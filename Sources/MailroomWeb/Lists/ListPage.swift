@@ -223,22 +223,7 @@ struct ListPage {
             element("summary", [.class("button")]) { "New Message" }
             postForm(here, token: token, .id("add-form")) {
                 input(.type(.hidden), .name("action"), .value("add"))
-                if !problems.isEmpty {
-                    div(.class("form-errors"), .role("alert"), .id("form-errors")) {
-                        ul { for problem in problems { li { problem } } }
-                    }
-                }
-                label(.for("subject")) { "Subject" }
-                // A refused form is at the end of the list: focus brings it and its problems on screen.
-                input(.type(.text), .id("subject"), .name("subject"), .value(draft.subject),
-                      .maxlength(Draft.maximumSubjectLength), .autocomplete("off"),
-                      .aria("invalid", problems.isEmpty ? "false" : "true"), .autofocus(!problems.isEmpty))
-                label(.for("author")) { "From" }
-                input(.type(.text), .id("author"), .name("author"), .value(draft.author),
-                      .maxlength(Draft.maximumAuthorLength), .placeholder("Your name (optional)"),
-                      .autocomplete("name"))
-                label(.for("body")) { "Message" }
-                textarea(.id("body"), .name("body"), .rows(4), .maxlength(Draft.maximumBodyLength), text: draft.body)
+                DraftFields(draft: draft, problems: problems, asksForAuthor: true).body
                 button(.type(.submit), .class("button primary")) { "Add Message" }
             }
         }

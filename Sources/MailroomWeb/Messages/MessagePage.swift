@@ -95,17 +95,7 @@ struct MessagePage {
             postForm(Paths.message(message.id), token: token, .id("save-form")) {
                 input(.type(.hidden), .name("from"), .value(mailbox.id.slug))
                 input(.type(.hidden), .name("action"), .value("save"))
-                if !problems.isEmpty {
-                    div(.class("form-errors"), .role("alert"), .id("form-errors")) {
-                        ul { for problem in problems { li { problem } } }
-                    }
-                }
-                label(.for("subject")) { "Subject" }
-                input(.type(.text), .id("subject"), .name("subject"), .value(shown.subject),
-                      .maxlength(Draft.maximumSubjectLength), .autocomplete("off"),
-                      .aria("invalid", problems.isEmpty ? "false" : "true"), .autofocus(!problems.isEmpty))
-                label(.for("body")) { "Message" }
-                textarea(.id("body"), .name("body"), .rows(8), .maxlength(Draft.maximumBodyLength), text: shown.body)
+                DraftFields(draft: shown, problems: problems, bodyRows: 8).body
                 button(.type(.submit), .class("button primary")) { "Save" }
             }
         }
