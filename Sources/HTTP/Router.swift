@@ -6,6 +6,9 @@
 /// A pattern is a path whose segments are either literal (`mailboxes`) or a named capture
 /// (`:slug`), which matches any one non-empty segment. The first pattern in the table that
 /// matches a path owns it, so a literal meant to win over a capture goes first.
+///
+/// Matching is inlinable so that each door's table is specialized where it is used: a generic
+/// type from another module otherwise looks up type metadata on every request.
 public struct Router<Context, Info: Sendable>: Sendable {
     public typealias Handler = @Sendable (Context, Request, RouteParameters) throws(HTTPError) -> Response
 
@@ -13,12 +16,13 @@ public struct Router<Context, Info: Sendable>: Sendable {
     public struct Route: Sendable {
         public let pattern: String
         public let info: Info
-        fileprivate let segments: [Segment]
-        fileprivate let handlers: [(method: Method, handler: Handler)]
+        @usableFromInline let segments: [Segment]
+        @usableFromInline let handlers: [(method: Method, handler: Handler)]
         /// The methods this route takes, as an `Allow` field says them (GET brings HEAD).
         public let allow: String
 
         /// The handler for `method`: a GET's answers HEAD as well (the server drops the body).
+        @inlinable
         public func handler(for method: Method) -> Handler? {
             let wanted = method == .head ? Method.get : method
             return handlers.first { $0.method == wanted }?.handler
@@ -34,14 +38,25 @@ public struct Router<Context, Info: Sendable>: Sendable {
     public struct Match: Sendable {
         public let route: Route
         public let parameters: RouteParameters
+
+        @usableFromInline
+        init(route: Route, parameters: RouteParameters) {
+            self.route = route
+            self.parameters = parameters
+        }
     }
 
-    fileprivate enum Segment: Sendable, Equatable {
+    @usableFromInline
+    enum Segment: Sendable, Equatable {
         case literal(String)
         case capture(String)
     }
 
-    public private(set) var routes: [Route] = []
+    public private(set) var routes: [Route] {
+        get { table }
+        set { table = newValue }
+    }
+    @usableFromInline var table: [Route] = []
 
     public init() {}
 
@@ -63,9 +78,10 @@ public struct Router<Context, Info: Sendable>: Sendable {
     }
 
     /// The first route whose pattern matches `path` (the path alone: no query), if any.
+    @inlinable
     public func match(_ path: String) -> Match? {
         let given = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        search: for route in routes where route.segments.count == given.count {
+        search: for route in table where route.segments.count == given.count {
             var captured: [(String, Substring)] = []
             for (segment, text) in zip(route.segments, given) {
                 switch segment {
@@ -84,8 +100,9 @@ public struct Router<Context, Info: Sendable>: Sendable {
 
 /// The path segments a route's captures matched, by name.
 public struct RouteParameters: Sendable {
-    private let values: [(name: String, value: Substring)]
+    @usableFromInline let values: [(name: String, value: Substring)]
 
+    @usableFromInline
     init(_ values: [(String, Substring)]) {
         self.values = values.map { (name: $0.0, value: $0.1) }
     }

@@ -6,22 +6,36 @@ import Synchronization
 ///
 /// Bounded in entries and in cost (a page's bytes, say) over all mailboxes together; past
 /// either bound it starts empty again.
+///
+/// Its methods are inlinable: a generic class used from another module otherwise runs
+/// unspecialized, looking up its keys' and values' type metadata on every call, which cost the
+/// web door's kept pages several times what the lookup itself costs.
 public final class RevisionCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private struct Shelf {
-        var revision: Int64
-        var entries: [Key: Value] = [:]
-        var cost = 0
+    @usableFromInline
+    struct Shelf {
+        @usableFromInline var revision: Int64
+        @usableFromInline var entries: [Key: Value] = [:]
+        @usableFromInline var cost = 0
+
+        @usableFromInline
+        init(revision: Int64) {
+            self.revision = revision
+        }
     }
 
-    private struct Shelves {
-        var byMailbox: [MailboxID: Shelf] = [:]
-        var count = 0
-        var cost = 0
+    @usableFromInline
+    struct Shelves {
+        @usableFromInline var byMailbox: [MailboxID: Shelf] = [:]
+        @usableFromInline var count = 0
+        @usableFromInline var cost = 0
+
+        @usableFromInline
+        init() {}
     }
 
-    private let state = Mutex(Shelves())
-    private let maxEntries: Int
-    private let maxCost: Int
+    @usableFromInline let state = Mutex(Shelves())
+    @usableFromInline let maxEntries: Int
+    @usableFromInline let maxCost: Int
     /// Lookups answered from the cache, for tests and measurements.
     public let hits = Atomic<Int>(0)
 
@@ -31,6 +45,7 @@ public final class RevisionCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     }
 
     /// The value kept for `key` in `box`, if `box` is still at `revision`.
+    @inlinable
     public func value(_ key: Key, in box: MailboxID, revision: Int64) -> Value? {
         let found = state.withLock { state -> Value? in
             guard let shelf = state.byMailbox[box], shelf.revision == revision else { return nil }
@@ -42,6 +57,7 @@ public final class RevisionCache<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     /// Keeps `value` for `key` in `box` at `revision`, the revision read before the value was
     /// worked out (so the value is at least that new); `cost` counts against `maxCost`.
+    @inlinable
     public func store(_ value: Value, for key: Key, in box: MailboxID, revision: Int64, cost: Int = 0) {
         guard cost <= maxCost else { return }
         state.withLock { state in

@@ -2,6 +2,7 @@ import HTTP
 import MailroomCore
 import MailroomService
 import MailroomStore
+import Synchronization
 
 /// The whole web application as one `(Request) -> Response` function over the service.
 public final class MailroomApp: Sendable {
@@ -26,6 +27,8 @@ public final class MailroomApp: Sendable {
     /// The rows of list pages (a mailbox in its own order, not a search), kept per mailbox
     /// while it is unchanged: edit mode, ticks and notices show the same rows, read once.
     let slices = RevisionCache<SliceKey, ListSlice>(maxEntries: 256)
+    /// The sidebar's counts as a page tag shows them, and the revision they were worked out at.
+    let sidebar = Mutex<(revision: Int64, counts: String)?>(nil)
     /// The cap on large downloads streaming at once, for the whole process.
     let downloads = DownloadSlots()
     /// Differs on every start, so an ETag from before a restart never matches a page after it.

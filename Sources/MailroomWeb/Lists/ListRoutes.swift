@@ -12,7 +12,7 @@ extension MailroomApp {
         // the browser's copy is current. An address that is cached, or that the browser holds,
         // was read (and checked) already.
         let etag = PageTag.for(
-            boot: boot, revision: Int(revision), mailboxes: try mailboxes(), target: request.target, day: now / 86_400)
+            boot: boot, revision: Int(revision), counts: try sidebarCounts(), target: request.target, day: now / 86_400)
         if let cached = pages.value(etag, in: box, revision: revision) {
             return PageTag.matches(request, etag) ? PageTag.notModified(etag) : cached
         }
@@ -27,6 +27,18 @@ extension MailroomApp {
         let answer = response.prepared()
         pages.store(answer, for: tag, in: box, revision: revision, cost: answer.body.count)
         return answer
+    }
+
+    /// `PageTag.counts` of the sidebar as of the last commit, worked out once per commit rather
+    /// than for every request of a kept page.
+    func sidebarCounts() throws(HTTPError) -> String {
+        let revision = store.revision
+        if let known = sidebar.withLock({ $0 }), known.revision == revision { return known.counts }
+        let counts = PageTag.counts(try mailboxes())
+        sidebar.withLock { known in
+            if (known?.revision ?? -1) < revision { known = (revision, counts) }
+        }
+        return counts
     }
 
     /// Where a list page starts and what it searches: with its mailbox, what its rows are

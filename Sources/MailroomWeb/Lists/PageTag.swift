@@ -7,8 +7,17 @@ enum PageTag {
     /// `revision`: the mailbox's own (see `Mailroom.revision(of:)`); `mailboxes`: every
     /// mailbox's name and counts, which the sidebar shows.
     static func `for`(boot: String, revision: Int, mailboxes: [MailboxSummary], target: String, day: Int64) -> String {
-        let counts = String(UInt(bitPattern: mailboxes.hashValue), radix: 36)
-        return "W/\"\(boot)-r\(revision)-m\(counts)-d\(day)-\(Fingerprint.hex(target))\""
+        self.for(boot: boot, revision: revision, counts: counts(mailboxes), target: target, day: day)
+    }
+
+    /// The same with the sidebar's `counts` already worked out (see `counts(_:)`).
+    static func `for`(boot: String, revision: Int, counts: String, target: String, day: Int64) -> String {
+        "W/\"\(boot)-r\(revision)-m\(counts)-d\(day)-\(Fingerprint.hex(target))\""
+    }
+
+    /// What stands for every mailbox's name and counts in a tag.
+    static func counts(_ mailboxes: [MailboxSummary]) -> String {
+        String(UInt(bitPattern: mailboxes.hashValue), radix: 36)
     }
 
     static func matches(_ request: Request, _ etag: String) -> Bool {
