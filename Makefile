@@ -25,9 +25,9 @@ BENCH_PACKAGES := $(RUN_PACKAGES) wrk nginx curl postfix
 # the sqlite3 shell checks files as another process would; w3m reads the pages as a text browser.
 TEST_PACKAGES := $(RUN_PACKAGES) chromium chromium-driver python3-selenium python3-pytest \
                  python3-pip default-jre-headless poppler-utils sqlite3 swaks openssl w3m tzdata \
-                 patchelf dpkg-dev systemd groff-base
+                 patchelf dpkg-dev systemd groff-base python3-venv
 
-.PHONY: install install-deps deb package-test run build release test unit-test browser-test screenshots bench fuzz fuzz-http fuzz-smtp fuzz-mime deps test-deps bench-deps test-tools clean
+.PHONY: install install-deps deb package-test compat-test run build release test unit-test browser-test screenshots bench fuzz fuzz-http fuzz-smtp fuzz-mime deps test-deps bench-deps test-tools clean
 
 run: deps release
 	./.build/release/mailroom --host $(HOST) --port $(PORT) --smtp-port $(SMTP_PORT) $(RUN_ARGS)
@@ -38,7 +38,7 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-test: test-deps unit-test browser-test package-test
+test: test-deps unit-test browser-test compat-test package-test
 
 # Unit, web-layer and end-to-end HTTP tests; the process tests need the debug binary first.
 unit-test: test-deps
@@ -51,6 +51,13 @@ unit-test: test-deps
 browser-test: test-deps test-tools
 	$(SWIFT) build
 	TZ=UTC MAILROOM_BIN=$(CURDIR)/.build/debug/mailroom $(PYTHON) -m pytest -q -p no:cacheprovider Tests/Browser
+
+# The published Mailpit and MailHog client libraries (Tests/Compat/requirements.txt, in a venv of
+# their own), run unchanged against the real binary's two compatibility doors.
+compat-test: test-deps
+	$(SWIFT) build
+	@./scripts/fetch-compat-clients
+	TZ=UTC MAILROOM_BIN=$(CURDIR)/.build/debug/mailroom .build/compat-venv/bin/python -m pytest -q -p no:cacheprovider Tests/Compat
 
 # make install into a staging folder and make deb, both from the debug build (the layout is the
 # same), then the installed binary, the unit (systemd-analyze verify), the man page and the

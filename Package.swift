@@ -53,7 +53,7 @@ let package = Package(
         // change feed and metrics, over the store. Knows no protocol: neither HTTP nor HTML.
         .target(name: "MailroomService", dependencies: ["MailroomCore", "MailroomStore", "MailroomMail"]),
         // Routes, forms and pages: a pure (Request) -> Response function over the service.
-        .target(name: "MailroomWeb", dependencies: ["MailroomService", "MailroomCore", "MailroomStore", "MailroomMail", "HTML", "HTTP", "CivilDate"]),
+        .target(name: "MailroomWeb", dependencies: ["MailroomService", "MailroomCore", "MailroomStore", "MailroomMail", "HTML", "HTTP", "SMTP", "CivilDate"]),
         .executableTarget(
             name: "mailroom",
             dependencies: ["MailroomService", "MailroomWeb", "MailroomStore", "MailroomNet", "HTTP", "SMTP", "CivilDate", "CMalloc"]

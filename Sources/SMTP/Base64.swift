@@ -1,6 +1,7 @@
-/// Base64 (RFC 4648 4), as AUTH sends it: decoding only, strict about the alphabet and padding.
-enum Base64 {
-    static func decode(_ text: [UInt8]) -> [UInt8]? {
+/// Base64 (RFC 4648 4), as AUTH and HTTP's Basic authentication send it: decoding only, strict
+/// about the alphabet and padding.
+public enum Base64 {
+    public static func decode(_ text: [UInt8]) -> [UInt8]? {
         guard text.count % 4 == 0 else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(text.count / 4 * 3)

@@ -24,6 +24,13 @@ struct Options {
     var showHelp = false
     /// 0 turns the SMTP listener off.
     var smtpPort = 2525
+    var smtpPortGiven = false
+    /// The Mailpit-compatible API's port (see `MailpitApp`); nil: off.
+    var mailpitPort: Int?
+    /// The MailHog-compatible API's port (see `MailHogApp`); nil: off.
+    var mailhogPort: Int?
+    /// `--compat`: SMTP on 1025 and the Mailpit API on 8025 unless their ports are given.
+    var compat = false
     /// nil: the same as `--host`.
     var smtpHost: String?
     var smtpLimits = SMTPLimits()
@@ -81,6 +88,14 @@ struct Options {
                                 --max-connections if less; 0: no cap; more get 503)
           --heartbeat SECONDS   a comment on each live-list event stream this often (default 15)
           --time-zone NAME      show times in this zone, such as Europe/Berlin (default: TZ, else UTC)
+
+        Drop-in for Mailpit and MailHog:
+          --mailpit-port N      serve Mailpit's API v1 on this port too, for test helpers written for
+                                Mailpit (0: any free port; default off)
+          --compat              SMTP on 1025 and the Mailpit API on 8025, as Mailpit listens (each
+                                still settable with --smtp-port and --mailpit-port)
+          --mailhog-port N      serve MailHog's API (v2 lists and search, v1 reads and deletes) on
+                                this port too (0: any free port; default off)
 
         Mail in (SMTP):
           --smtp-port N         port for SMTP, 0 turns it off (default 2525)
@@ -165,7 +180,12 @@ struct Options {
             case "--max-connections": options.maxConnections = try number(for: flag, in: 1...10_000_000)
             case "--max-per-ip": options.maxPerAddress = try number(for: flag, in: 0...10_000_000)
             case "--heartbeat": options.server.heartbeatSeconds = try number(for: flag, in: 1...3_600)
-            case "--smtp-port": options.smtpPort = try number(for: flag, in: 0...65535)
+            case "--smtp-port":
+                options.smtpPort = try number(for: flag, in: 0...65535)
+                options.smtpPortGiven = true
+            case "--mailpit-port": options.mailpitPort = try number(for: flag, in: 0...65535)
+            case "--mailhog-port": options.mailhogPort = try number(for: flag, in: 0...65535)
+            case "--compat": options.compat = true
             case "--smtp-host": options.smtpHost = try value(for: flag)
             case "--max-message-size": options.smtpLimits.maxMessageBytes = try number(for: flag, in: 1_024...(1 << 30))
             case "--smtp-max-recipients": options.smtpLimits.maxRecipients = try number(for: flag, in: 1...100_000)
@@ -190,6 +210,15 @@ struct Options {
             case "-h", "--help": options.showHelp = true
             default: throw Problem(description: "unknown option '\(flag)'")
             }
+        }
+        if options.compat {
+            if !options.smtpPortGiven { options.smtpPort = 1025 }
+            if options.mailpitPort == nil { options.mailpitPort = 8025 }
+        }
+        let ports = [("--port", options.server.port), ("--mailpit-port", options.mailpitPort ?? 0),
+                     ("--mailhog-port", options.mailhogPort ?? 0)].filter { $0.1 != 0 }
+        if Set(ports.map(\.1)).count != ports.count {
+            throw Problem(description: ports.map(\.0).joined(separator: ", ") + " need different ports: each door is a listener of its own")
         }
         if (options.smtpCertificate == nil) != (options.smtpKey == nil) {
             throw Problem(description: "--smtp-tls-cert and --smtp-tls-key go together")

@@ -185,6 +185,38 @@ if let mailPort = server.mailPort, let mail {
     Console.out("Mailroom listening on http://\(shownHost):\(server.port)/ (\(options.server.threads) threads; SMTP off)")
 }
 
+// The Mailpit and MailHog doors: each its own port, caps and loops, over the same app and service.
+var doors: [Server] = []
+@MainActor func openDoor(_ flag: String, _ name: String, port: Int, mayStore: @escaping WaitPredicate, handler: @escaping Handler) {
+    var door = serving
+    door.port = port
+    door.uploadPath = nil
+    door.maxConnections = max(serving.maxConnections / 4, 64)
+    door.maxConnectionsPerAddress = min(serving.maxConnectionsPerAddress, door.maxConnections)
+    do {
+        let listener = try Server(
+            configuration: door, logRequests: options.logRequests, logFormat: options.logFormat, metrics: app.metrics,
+            mayWait: mayStore, handler: handler)
+        try listener.start()
+        doors.append(listener)
+        Console.out("\(name) API on http://\(shownHost):\(listener.port)/api/")
+    } catch {
+        Console.error("\(flag): \(error.description)")
+        for door in doors { door.stop() }
+        server.stop()
+        store.close()
+        exit(1)
+    }
+}
+if let port = options.mailpitPort {
+    let mailpit = MailpitApp(web: app, version: "mailroom")
+    openDoor("--mailpit-port", "Mailpit", port: port, mayStore: mailpit.mayStore(_:), handler: mailpit.respond(to:))
+}
+if let port = options.mailhogPort {
+    let mailhog = MailHogApp(web: app)
+    openDoor("--mailhog-port", "MailHog", port: port, mayStore: mailhog.mayStore(_:), handler: mailhog.respond(to:))
+}
+
 let retention = RetentionPolicy(maxMessages: options.maxMessages, maxAgeSeconds: options.maxAgeSeconds)
 let retentionTimer = Retention.start(retention, service: app.service)
 
@@ -192,6 +224,7 @@ var received: Int32 = 0
 sigwait(&stopSignals, &received)
 retentionTimer?.cancel()
 Console.out("mailroom: signal \(received), shutting down")
+for door in doors { door.stop() }
 server.stop()
 store.close()
 exit(0)

@@ -48,8 +48,16 @@ public final class SignIn: Sendable {
         case locked(seconds: Int64)
     }
 
-    /// Checks `typed`; each wrong password doubles how long this client must wait (up to a minute).
-    func attempt(_ typed: String, from peer: String, now: Int64) -> Attempt {
+    enum Check {
+        case accepted
+        case refused
+        /// Too many wrong passwords from this client: wait this many seconds.
+        case locked(seconds: Int64)
+    }
+
+    /// Checks `typed` without starting a session (for a door that sends the password with each
+    /// request); each wrong password doubles how long this client must wait (up to a minute).
+    func check(_ typed: String, from peer: String, now: Int64) -> Check {
         if case .wait(let seconds, let first) = guesses.check(peer, now: now) {
             if first { warn("sign-in: \(peer) must wait \(seconds) s after wrong passwords; not checked") }
             return .locked(seconds: seconds)
@@ -58,6 +66,16 @@ public final class SignIn: Sendable {
             let count = guesses.failed(peer, now: now)
             warn("sign-in: wrong password from \(peer) (\(count) in a row)")
             return .refused
+        }
+        return .accepted
+    }
+
+    /// Checks `typed` and, when it is the password, starts a session.
+    func attempt(_ typed: String, from peer: String, now: Int64) -> Attempt {
+        switch check(typed, from: peer, now: now) {
+        case .locked(let seconds): return .locked(seconds: seconds)
+        case .refused: return .refused
+        case .accepted: break
         }
         let id = SecurityPolicy.randomToken()
         sessions.withLock { sessions in

@@ -1,0 +1,176 @@
+import CivilDate
+import HTTP
+import MailroomCore
+import MailroomStore
+
+/// Mailpit's JSON shapes, filled from what Mailroom keeps. Names and casing are Mailpit's;
+/// lists are always arrays (Mailpit sometimes sends null for an empty one; its clients take []).
+enum MailpitJSON {
+    /// RFC 3339 with the offset written out, as Python's `fromisoformat` and Go read it.
+    static func time(_ seconds: Int64) -> String {
+        String(UTCTime(secondsSinceEpoch: seconds).iso8601.dropLast()) + "+00:00"
+    }
+
+    static func address(_ address: MailAddress) -> JSON {
+        .object([("Name", .string(address.name)), ("Address", .string(address.address))])
+    }
+
+    static func addresses(_ list: [MailAddress]) -> JSON {
+        .array(list.map(address))
+    }
+
+    /// What a message's headers and envelope say of who sent it and to whom. `Bcc` holds the
+    /// envelope recipients no header names, as Mailpit adds them.
+    struct People {
+        var from: MailAddress
+        var to: [MailAddress]
+        var cc: [MailAddress]
+        var bcc: [MailAddress]
+        var returnPath: String
+
+        init(_ message: Message, _ mail: MailSummary?) {
+            guard let mail else {
+                from = MailAddress(name: message.author, address: "")
+                to = []
+                cc = []
+                bcc = []
+                returnPath = ""
+                return
+            }
+            from = MailAddress.first(mail.fromHeader)
+            to = MailAddress.list(mail.toHeader)
+            cc = MailAddress.list(mail.ccHeader)
+            let named = Set((to + cc).map { $0.address.lowercased() })
+            bcc = mail.envelopeTo.filter { !named.contains($0.lowercased()) }.map { MailAddress(name: "", address: $0) }
+            returnPath = mail.envelopeFrom.isEmpty ? from.address : mail.envelopeFrom
+        }
+    }
+
+    /// A row of `messages` in a list or search.
+    static func summary(_ message: Message, _ mail: MailSummary?) -> JSON {
+        let people = People(message, mail)
+        return .object([
+            ("ID", .string(String(message.id.rawValue))),
+            ("MessageID", .string(messageID(mail?.messageID))),
+            ("Read", .bool(!message.isUnread)),
+            ("From", address(people.from)),
+            ("To", addresses(people.to)),
+            ("Cc", addresses(people.cc)),
+            ("Bcc", addresses(people.bcc)),
+            ("ReplyTo", .array([])),
+            ("Subject", .string(message.subject)),
+            ("Created", .string(time(message.createdAt))),
+            ("Username", .string("")),
+            ("Tags", .array([])),
+            ("Size", .int(mail?.size ?? message.body.utf8.count)),
+            ("Attachments", .int(mail?.attachments ?? 0)),
+            ("Snippet", .string(snippet(message.body))),
+        ])
+    }
+
+    /// Mailpit's list envelope: the mailbox's counts (kept counters), the matches' count, and
+    /// where this page starts.
+    static func list(
+        _ rows: [Message], mail: [MessageID: MailSummary], inbox: MailboxSummary, matches: Int, unreadMatches: Int, start: Int
+    ) -> JSON {
+        .object([
+            ("total", .int(inbox.count)),
+            ("unread", .int(inbox.unreadCount)),
+            ("count", .int(rows.count)),
+            ("messages_count", .int(matches)),
+            ("messages_unread", .int(unreadMatches)),
+            ("start", .int(start)),
+            ("tags", .array([])),
+            ("messages", .array(rows.map { summary($0, mail[$0.id]) })),
+        ])
+    }
+
+    /// One message in full (`GET /api/v1/message/ID`), as read after it was marked read.
+    static func message(
+        _ message: Message, _ mail: MailSummary?, details: MailDetails?, inline: Set<Int>
+    ) -> JSON {
+        let people = People(message, mail)
+        let parts = details?.attachments ?? []
+        return .object([
+            ("ID", .string(String(message.id.rawValue))),
+            ("MessageID", .string(messageID(mail?.messageID))),
+            ("Read", .bool(!message.isUnread)),
+            ("From", address(people.from)),
+            ("To", addresses(people.to)),
+            ("Cc", addresses(people.cc)),
+            ("Bcc", addresses(people.bcc)),
+            ("ReplyTo", .array([])),
+            ("ReturnPath", .string(people.returnPath)),
+            ("Subject", .string(message.subject)),
+            ("ListUnsubscribe", .object([
+                ("Header", .string("")), ("Links", .array([])), ("Errors", .string("")), ("HeaderPost", .string("")),
+            ])),
+            ("Date", .string(time(details?.sentAt ?? message.createdAt))),
+            ("Tags", .array([])),
+            ("Username", .string("")),
+            ("Text", .string(message.body)),
+            ("HTML", .string(details?.html ?? "")),
+            ("Size", .int(mail?.size ?? message.body.utf8.count)),
+            ("Inline", .array(parts.filter { inline.contains($0.part) }.map(attachment))),
+            ("Attachments", .array(parts.filter { !inline.contains($0.part) }.map(attachment))),
+        ])
+    }
+
+    static func attachment(_ part: StoredAttachment) -> JSON {
+        let type = part.type.split(separator: ";").first.map { $0.trimmingCharacters(in: " \t") } ?? part.type
+        return .object([
+            ("PartID", .string(String(part.part))),
+            ("FileName", .string(part.name ?? part.contentID ?? "")),
+            ("ContentType", .string(type)),
+            ("ContentID", .string(part.contentID ?? "")),
+            ("Size", .int(part.size)),
+        ])
+    }
+
+    /// The Message-ID without its angle brackets.
+    static func messageID(_ text: String?) -> String {
+        guard var text else { return "" }
+        if text.hasPrefix("<") { text.removeFirst() }
+        if text.hasSuffix(">") { text.removeLast() }
+        return text
+    }
+
+    /// Up to 200 bytes of the text with its white space run together, `...` when cut.
+    static func snippet(_ body: String) -> String {
+        let words = body.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" || $0 == "\u{FEFF}" })
+            .joined(separator: " ")
+        let bytes = Array(words.utf8)
+        guard bytes.count > 200 else { return words }
+        // Back to the start of a character: never half of one.
+        var cut = 200
+        while cut > 0 && bytes[cut] & 0xC0 == 0x80 { cut -= 1 }
+        return String(decoding: bytes[..<cut], as: UTF8.self) + "..."
+    }
+
+    /// A header block as Mailpit's `/headers` gives it: each name in Go's canonical form
+    /// (`Message-Id`), its values in order, folded lines joined; names sorted.
+    static func headers(_ block: String) -> JSON {
+        var fields: [(name: String, value: String)] = []
+        for line in block.split(separator: "\n", omittingEmptySubsequences: true) {
+            if let first = line.first, first == " " || first == "\t", !fields.isEmpty {
+                fields[fields.count - 1].value += " " + line.trimmingCharacters(in: " \t")
+            } else if let colon = line.firstIndex(of: ":") {
+                fields.append((canonical(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: " \t")))
+            }
+        }
+        var grouped: [String: [JSON]] = [:]
+        for field in fields { grouped[field.name, default: []].append(.string(field.value)) }
+        return .object(grouped.keys.sorted().map { ($0, .array(grouped[$0] ?? [])) })
+    }
+
+    /// `content-type` → `Content-Type`, `MESSAGE-ID` → `Message-Id`.
+    static func canonical(_ name: Substring) -> String {
+        var out = ""
+        var upper = true
+        for character in name.trimmingCharacters(in: " \t") {
+            out += upper ? character.uppercased() : character.lowercased()
+            upper = character == "-"
+        }
+        return out
+    }
+}
