@@ -36,61 +36,94 @@ public enum JSON: Equatable, Sendable {
     // MARK: Writing
 
     public var text: String {
-        var out = ""
+        String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The JSON text as UTF-8, as an answer's body takes it.
+    public var bytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
         write(to: &out)
         return out
     }
 
-    private func write(to out: inout String) {
+    private func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let value): out += value ? "true" : "false"
-        case .number(let value): out += String(value)
+        case .null: out += "null".utf8
+        case .bool(let value): out += (value ? "true" : "false").utf8
+        case .number(let value): out += String(value).utf8
         case .fraction(let value):
             let thousandths = Int64((abs(value) * 1000).rounded())
             let part = thousandths % 1000
-            out += (value < 0 ? "-" : "") + "\(thousandths / 1000)." + (part < 10 ? "00" : part < 100 ? "0" : "") + "\(part)"
+            out += ((value < 0 ? "-" : "") + "\(thousandths / 1000)." + (part < 10 ? "00" : part < 100 ? "0" : "") + "\(part)").utf8
         case .string(let value): Self.quote(value, into: &out)
         case .array(let values):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 value.write(to: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (index, (key, value)) in members.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 Self.quote(key, into: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 value.write(to: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
     /// A string in quotes, with what JSON requires escaped, and `<` too (so an answer shown
-    /// as HTML by mistake cannot open a tag).
-    private static func quote(_ text: String, into out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "<": out += "\\u003c"
-            // DEL and the C1 controls need no escape in JSON, but a log read on a terminal does.
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-                || scalar.value == 0x2028 || scalar.value == 0x2029:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+    /// as HTML by mistake cannot open a tag). DEL, the C1 controls and the two Unicode line
+    /// separators need no escape in JSON, but a log read on a terminal or a script does. Works
+    /// on the UTF-8 bytes, copying runs that need nothing.
+    private static func quote(_ text: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            var index = 0
+            var runStart = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                var escape: StaticString?
+                var code: UInt32?
+                var length = 1
+                switch byte {
+                case UInt8(ascii: "\""): escape = "\\\""
+                case UInt8(ascii: "\\"): escape = "\\\\"
+                case UInt8(ascii: "\n"): escape = "\\n"
+                case UInt8(ascii: "\r"): escape = "\\r"
+                case UInt8(ascii: "\t"): escape = "\\t"
+                case UInt8(ascii: "<"): escape = "\\u003c"
+                case 0..<0x20, 0x7F: code = UInt32(byte)
+                case 0xC2 where index + 1 < bytes.count && (0x80...0x9F).contains(bytes[index + 1]):
+                    code = UInt32(bytes[index + 1])
+                    length = 2
+                case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+                    code = bytes[index + 2] == 0xA8 ? 0x2028 : 0x2029
+                    length = 3
+                default:
+                    index += 1
+                    continue
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                if let escape {
+                    escape.withUTF8Buffer { out.append(contentsOf: $0) }
+                } else if let code {
+                    let hex = Array(String(code, radix: 16).utf8)
+                    out += "\\u".utf8
+                    out += repeatElement(UInt8(ascii: "0"), count: 4 - hex.count)
+                    out += hex
+                }
+                index += length
+                runStart = index
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 
     // MARK: Reading

@@ -1,5 +1,6 @@
 import CivilDate
 import Glibc
+import SMTP
 
 /// `mailroom sendmail`: what cron, `mail(1)` and scripts call as sendmail. It reads one message
 /// from standard input and hands it to a running Mailroom over SMTP; it keeps no queue, so when
@@ -99,7 +100,7 @@ enum Sendmail {
     /// AUTH PLAIN with the whole login in its first line. The password is never shown: a refusal
     /// names the command as `AUTH PLAIN` alone.
     static func logIn(_ login: (user: String, password: String), on connection: SMTPClient) throws(Failure) {
-        let token = Base64Text.encode(Array("\0\(login.user)\0\(login.password)".utf8))
+        let token = Base64.encode(Array("\0\(login.user)\0\(login.password)".utf8))
         let reply = try connection.reply(after: "AUTH PLAIN " + token)
         switch reply.code {
         case 235: return
@@ -116,24 +117,5 @@ extension Sendmail.Message {
     /// Now, as a Date field gives it.
     static func date() -> String {
         UTCTime(secondsSinceEpoch: Int64(time(nil))).mailDate
-    }
-}
-
-/// Base64 (RFC 4648, with padding) for the AUTH PLAIN line.
-enum Base64Text {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-    static func encode(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        var index = 0
-        while index < bytes.count {
-            let chunk = bytes[index..<min(index + 3, bytes.count)]
-            let value = chunk.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (16 - 8 * UInt32($1.offset)) }
-            for position in 0..<4 {
-                out.append(position <= chunk.count ? alphabet[Int((value >> (18 - 6 * UInt32(position))) & 63)] : UInt8(ascii: "="))
-            }
-            index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -40,6 +40,8 @@ import Testing
         let response = try call(.get, "/api/v1/messages?limit=2")
         #expect(response.status.code == 200)
         #expect(response.headers["Content-Type"] == "application/json")
+        #expect(response.headers["X-Content-Type-Options"] == "nosniff")
+        #expect(response.headers["Cache-Control"] == "no-store")
         let list = try json(response)
         #expect(list["total"] == .int(3))
         #expect(list["unread"] == .int(3))
@@ -179,6 +181,41 @@ import Testing
         #expect(String(decoding: text.body, as: UTF8.self).contains("Plain words"))
         #expect(try call(.get, "/view/\(id).html").status.code == 404)
         #expect(inbox.library[.inbox]?.messages.first { $0.id == id }?.isUnread == false)
+    }
+
+    @Test func sendStoresTheJSONAsMailAndAnswersItsID() throws {
+        let body = """
+            {"From": {"Name": "Zoë", "Email": "zoe@example.test"}, "To": [{"Email": "desk@example.test"}],
+             "Bcc": ["audit@example.test"], "Subject": "Sent by API", "Text": "Plain", "HTML": "<p>Rich</p>",
+             "Attachments": [{"Content": "aGVsbG8=", "Filename": "hi.txt", "ContentType": "text/plain"}],
+             "Headers": {"X-Custom": "yes"}}
+            """
+        let response = try call(.post, "/api/v1/send", body: body)
+        #expect(response.status.code == 200)
+        let id = try #require(try json(response)["ID"]?.string)
+        let message = try json(try call(.get, "/api/v1/message/\(id)"))
+        #expect(message["Subject"] == .string("Sent by API"))
+        #expect(message["From"] == .object([("Name", .string("Zoë")), ("Address", .string("zoe@example.test"))]))
+        #expect(message["HTML"] == .string("<p>Rich</p>"))
+        #expect(message["Bcc"] == .array([.object([("Name", .string("")), ("Address", .string("audit@example.test"))])]))
+        #expect(message["Attachments"]?.first?["FileName"] == .string("hi.txt"))
+        let headers = try json(try call(.get, "/api/v1/message/\(id)/headers"))
+        #expect(headers["X-Custom"] == .array([.string("yes")]))
+
+        let refused = try call(.post, "/api/v1/send", body: "{\"From\": {\"Email\": \"a@b.test\"}, \"Headers\": {\"To\": \"x\"}, \"To\": [{\"Email\": \"c@d.test\"}]}")
+        #expect(refused.status.code == 400)
+        #expect(try json(refused)["Error"] == .string("cannot overwrite header: \"To\""))
+        let noFrom = try call(.post, "/api/v1/send", body: "{\"To\": [{\"Email\": \"c@d.test\"}]}")
+        #expect(try json(noFrom)["Error"] == .string("error building message: from not set"))
+    }
+
+    @Test func aSnippetIsTwoHundredBytesOfWholeCharactersAndDots() {
+        #expect(MailpitJSON.snippet("  Hello\r\n\tthere  ") == "Hello there")
+        let long = String(repeating: "é", count: 150)
+        let snippet = MailpitJSON.snippet(long)
+        #expect(snippet == String(repeating: "é", count: 100) + "...")
+        let odd = "a" + String(repeating: "é", count: 150)
+        #expect(MailpitJSON.snippet(odd) == "a" + String(repeating: "é", count: 99) + "...")
     }
 
     @Test func aChangeFromAnotherSiteIsRefused() throws {

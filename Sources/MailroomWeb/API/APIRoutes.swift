@@ -39,7 +39,7 @@ extension MailroomApp {
 
     static func json(_ value: JSON, status: Status = .ok) -> Response {
         var response = Response(status: status, headers: Headers([("Content-Type", "application/json")]),
-                                body: Array((value.text + "\n").utf8))
+                                body: value.bytes + [UInt8(ascii: "\n")])
         response.headers.set("Cache-Control", "no-store")
         return response
     }

@@ -17,7 +17,14 @@ public final class MailHogApp: Sendable {
         self.pages = InboxPages(web: web)
     }
 
+    /// MailHog's answer, with the headers every Mailroom answer carries.
     public func respond(to request: Request) -> Response {
+        var response = answer(request)
+        SecurityHeaders.apply(to: &response)
+        return response
+    }
+
+    private func answer(_ request: Request) -> Response {
         if let refusal = web.doorRefusal(for: request) { return Self.failure(refusal) }
         guard let match = Self.routes.match(request.path), let handler = match.route.handler(for: request.method) else {
             // MailHog's router answers a wrong method as it answers an unknown path.
@@ -205,7 +212,7 @@ public final class MailHogApp: Sendable {
     static let emptyAnswer = Response(status: .ok, headers: Headers([("Content-Type", "text/json")]))
 
     static func json(_ value: JSON) -> Response {
-        var response = Response(status: .ok, headers: Headers([("Content-Type", "text/json")]), body: Array(value.text.utf8))
+        var response = Response(status: .ok, headers: Headers([("Content-Type", "text/json")]), body: value.bytes)
         response.headers.set("Cache-Control", "no-store")
         return response
     }

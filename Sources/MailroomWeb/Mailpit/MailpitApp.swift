@@ -27,8 +27,15 @@ public final class MailpitApp: Sendable {
         self.startedAt = web.now()
     }
 
-    /// What the server calls for each request on the Mailpit port.
+    /// What the server calls for each request on the Mailpit port: Mailpit's answer, with the
+    /// headers every Mailroom answer carries (no sniffing, no framing, no foreign code).
     public func respond(to request: Request) -> Response {
+        var response = answer(request)
+        SecurityHeaders.apply(to: &response)
+        return response
+    }
+
+    private func answer(_ request: Request) -> Response {
         if let refusal = refusal(of: request) { return refusal }
         // Some clients write the view's address with a doubled slash (`//view/ID.html`).
         var path = Substring(request.path)
@@ -67,7 +74,7 @@ public final class MailpitApp: Sendable {
 
     static func json(_ value: JSON, status: Status = .ok) -> Response {
         var response = Response(status: status, headers: Headers([("Content-Type", "application/json")]),
-                                body: Array((value.text + "\n").utf8))
+                                body: value.bytes + [UInt8(ascii: "\n")])
         response.headers.set("Cache-Control", "no-store")
         return response
     }

@@ -135,16 +135,41 @@ enum MailpitJSON {
         return text
     }
 
-    /// Up to 200 bytes of the text with its white space run together, `...` when cut.
+    /// Up to 200 bytes of the text with its white space run together, `...` when cut. Works on
+    /// bytes and stops early: a list reads fifty of these, and a body may be long.
     static func snippet(_ body: String) -> String {
-        let words = body.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" || $0 == "\u{FEFF}" })
-            .joined(separator: " ")
-        let bytes = Array(words.utf8)
-        guard bytes.count > 200 else { return words }
+        var output: [UInt8] = []
+        output.reserveCapacity(204)
+        var pendingSpace = false
+        var truncated = false
+        var body = body
+        body.withUTF8 { bytes in
+            for byte in bytes {
+                if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                    pendingSpace = !output.isEmpty
+                    continue
+                }
+                if output.count + (pendingSpace ? 1 : 0) >= 200 {
+                    truncated = true
+                    return
+                }
+                if pendingSpace {
+                    output.append(0x20)
+                    pendingSpace = false
+                }
+                output.append(byte)
+            }
+        }
+        guard truncated else { return String(decoding: output, as: UTF8.self) }
         // Back to the start of a character: never half of one.
-        var cut = 200
-        while cut > 0 && bytes[cut] & 0xC0 == 0x80 { cut -= 1 }
-        return String(decoding: bytes[..<cut], as: UTF8.self) + "..."
+        if output.count > 200 { output.removeSubrange(200...) }
+        if var start = output.indices.last {
+            while start > 0 && output[start] & 0xC0 == 0x80 { start -= 1 }
+            let lead = output[start]
+            let length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+            if start + length > output.count { output.removeSubrange(start...) }
+        }
+        return String(decoding: output, as: UTF8.self) + "..."
     }
 
     /// A header block as Mailpit's `/headers` gives it: each name in Go's canonical form

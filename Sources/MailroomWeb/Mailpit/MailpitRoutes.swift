@@ -39,6 +39,7 @@ extension MailpitApp {
                 throw HTTPError(.badRequest, "Mailroom has no relay configured, so it cannot release a message yet.")
             },
         ])
+        routes.add(v1 + "send", info: (), [.post: { app, request, _ in app.sendAnswer(request) }])
         routes.add("/view/:file", info: (), [.get: { app, request, parameters throws(HTTPError) in try app.view(parameters["file"], request) }])
         routes.add(v1 + "info", info: (), [.get: { app, _, _ throws(HTTPError) in try app.info() }])
         routes.add(v1 + "webui", info: (), [.get: { app, _, _ in app.webUI() }])

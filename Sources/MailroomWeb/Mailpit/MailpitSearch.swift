@@ -39,7 +39,7 @@ enum MailpitSearch {
                 }
             case "has":
                 switch value.lowercased() {
-                case "attachment", "attachments" where !isExcluded: out.append("has:attachment")
+                case "attachment" where !isExcluded, "attachments" where !isExcluded: out.append("has:attachment")
                 default: throw refusal("Only has:attachment can be searched for here, and it cannot be left out")
                 }
             case "after", "before":
