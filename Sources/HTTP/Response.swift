@@ -99,3 +99,12 @@ public struct Response: Sendable {
     /// Whether `prepared()` made this response and nothing has changed it since.
     public var isPrepared: Bool { preparedHead != nil }
 }
+
+extension Response {
+    /// `value` as a JSON answer (with a final line end), never kept by a cache: what scripts
+    /// read is always the state of the moment.
+    public init(json value: JSON, status: Status = .ok) {
+        self.init(status: status, headers: Headers([("Content-Type", "application/json")]), body: value.bytes + [UInt8(ascii: "\n")])
+        headers.set("Cache-Control", "no-store")
+    }
+}

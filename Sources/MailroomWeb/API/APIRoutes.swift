@@ -38,10 +38,7 @@ extension MailroomApp {
     }
 
     static func json(_ value: JSON, status: Status = .ok) -> Response {
-        var response = Response(status: status, headers: Headers([("Content-Type", "application/json")]),
-                                body: value.bytes + [UInt8(ascii: "\n")])
-        response.headers.set("Cache-Control", "no-store")
-        return response
+        Response(json: value, status: status)
     }
 
     /// The API's endpoints; as for pages, 404, 405 and `Allow` follow from the table.

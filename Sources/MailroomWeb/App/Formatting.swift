@@ -69,27 +69,9 @@ enum Formatting {
     ///
     /// Works on bytes and stops early, so a 10,000-character body costs no more than a short one.
     static func preview(_ body: String, limit: Int = 120) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity(limit + 4)
-        var pendingSpace = false
-        var truncated = false
-        for byte in body.utf8 {
-            let isSpace = byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-            if isSpace {
-                pendingSpace = !output.isEmpty
-                continue
-            }
-            if output.count >= limit {
-                truncated = true
-                break
-            }
-            if pendingSpace {
-                output.append(0x20)
-                pendingSpace = false
-            }
-            output.append(byte)
-        }
-        guard truncated else { return String(decoding: output, as: UTF8.self) }
+        let start = collapsed(body, limit: limit)
+        var output = start.bytes
+        guard start.truncated else { return String(decoding: output, as: UTF8.self) }
         // Cut at the last space if there is one, else at the last whole UTF-8 sequence.
         if let space = output.lastIndex(of: 0x20) {
             output.removeSubrange(space...)
@@ -98,6 +80,35 @@ enum Formatting {
             if let last = output.last, last >= 0xC0 { output.removeLast() }
         }
         return String(decoding: output, as: UTF8.self) + "…"
+    }
+
+    /// The start of `body` as UTF-8 with each run of white space one space, at most `limit`
+    /// bytes and a space more (possibly ending inside a character), and whether more followed. Works on bytes
+    /// and stops early, so a long body costs no more than a short one.
+    static func collapsed(_ body: String, limit: Int) -> (bytes: [UInt8], truncated: Bool) {
+        var output: [UInt8] = []
+        output.reserveCapacity(limit + 4)
+        var pendingSpace = false
+        var truncated = false
+        var body = body
+        body.withUTF8 { bytes in
+            for byte in bytes {
+                if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                    pendingSpace = !output.isEmpty
+                    continue
+                }
+                if output.count >= limit {
+                    truncated = true
+                    return
+                }
+                if pendingSpace {
+                    output.append(0x20)
+                    pendingSpace = false
+                }
+                output.append(byte)
+            }
+        }
+        return (output, truncated)
     }
 
     /// In the process's time zone, as `TZ` (read once, at start, by `tzset`) says.

@@ -73,10 +73,7 @@ public final class MailpitApp: Sendable {
     // MARK: Answers as Mailpit gives them
 
     static func json(_ value: JSON, status: Status = .ok) -> Response {
-        var response = Response(status: status, headers: Headers([("Content-Type", "application/json")]),
-                                body: value.bytes + [UInt8(ascii: "\n")])
-        response.headers.set("Cache-Control", "no-store")
-        return response
+        Response(json: value, status: status)
     }
 
     static func text(_ text: String, status: Status = .ok) -> Response {

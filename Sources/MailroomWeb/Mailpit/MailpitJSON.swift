@@ -46,10 +46,9 @@ enum MailpitJSON {
         }
     }
 
-    /// A row of `messages` in a list or search.
-    static func summary(_ message: Message, _ mail: MailSummary?) -> JSON {
-        let people = People(message, mail)
-        return .object([
+    /// The fields a summary and a whole message both begin with.
+    private static func identity(_ message: Message, _ mail: MailSummary?, _ people: People) -> [(String, JSON)] {
+        [
             ("ID", .string(String(message.id.rawValue))),
             ("MessageID", .string(messageID(mail?.messageID))),
             ("Read", .bool(!message.isUnread)),
@@ -58,6 +57,12 @@ enum MailpitJSON {
             ("Cc", addresses(people.cc)),
             ("Bcc", addresses(people.bcc)),
             ("ReplyTo", .array([])),
+        ]
+    }
+
+    /// A row of `messages` in a list or search.
+    static func summary(_ message: Message, _ mail: MailSummary?) -> JSON {
+        .object(identity(message, mail, People(message, mail)) + [
             ("Subject", .string(message.subject)),
             ("Created", .string(time(message.createdAt))),
             ("Username", .string("")),
@@ -91,15 +96,7 @@ enum MailpitJSON {
     ) -> JSON {
         let people = People(message, mail)
         let parts = details?.attachments ?? []
-        return .object([
-            ("ID", .string(String(message.id.rawValue))),
-            ("MessageID", .string(messageID(mail?.messageID))),
-            ("Read", .bool(!message.isUnread)),
-            ("From", address(people.from)),
-            ("To", addresses(people.to)),
-            ("Cc", addresses(people.cc)),
-            ("Bcc", addresses(people.bcc)),
-            ("ReplyTo", .array([])),
+        return .object(identity(message, mail, people) + [
             ("ReturnPath", .string(people.returnPath)),
             ("Subject", .string(message.subject)),
             ("ListUnsubscribe", .object([
@@ -138,29 +135,9 @@ enum MailpitJSON {
     /// Up to 200 bytes of the text with its white space run together, `...` when cut. Works on
     /// bytes and stops early: a list reads fifty of these, and a body may be long.
     static func snippet(_ body: String) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity(204)
-        var pendingSpace = false
-        var truncated = false
-        var body = body
-        body.withUTF8 { bytes in
-            for byte in bytes {
-                if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
-                    pendingSpace = !output.isEmpty
-                    continue
-                }
-                if output.count + (pendingSpace ? 1 : 0) >= 200 {
-                    truncated = true
-                    return
-                }
-                if pendingSpace {
-                    output.append(0x20)
-                    pendingSpace = false
-                }
-                output.append(byte)
-            }
-        }
-        guard truncated else { return String(decoding: output, as: UTF8.self) }
+        let start = Formatting.collapsed(body, limit: 200)
+        var output = start.bytes
+        guard start.truncated else { return String(decoding: output, as: UTF8.self) }
         // Back to the start of a character: never half of one.
         if output.count > 200 { output.removeSubrange(200...) }
         if var start = output.indices.last {
