@@ -56,12 +56,7 @@ import Testing
 
     @Test func maxMessagesDeletesTheOldestUnflaggedSoonAfterStartAndSaysSo() throws {
         let database = ScratchDatabase("retention")
-        try database.seed(messages: 20)
-        do {
-            let store = try Store(path: database.path)
-            defer { store.close() }
-            try store.write { try $0.setFlagged(true, for: [MessageID(2)], in: .inbox) }
-        }
+        try database.seed(messages: 20, flagged: [MessageID(2)])
         let server = try RunningMailroom(database: database.path, extra: ["--max-messages", "5"])
         let line = try server.program.waitForOutputLine(within: 20) { $0.contains("retention deleted") }
         #expect(line.contains("retention deleted 15 oldest unflagged message(s) over --max-messages 5"))

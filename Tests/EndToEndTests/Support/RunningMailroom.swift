@@ -16,7 +16,11 @@ final class ScratchDatabase {
 
     /// `count` short messages in the Inbox ("Stored 1" at the bottom), written through the store
     /// as a bulk load, before any Mailroom opens the file.
-    func seed(messages count: Int) throws {
+    /// `count` messages in the Inbox, those in `flagged` flagged, in one open of the file: a
+    /// second open just after a close can find the file's lock still held for a moment by a
+    /// process another test is starting (a spawned child holds copies of the descriptors until
+    /// it runs its program).
+    func seed(messages count: Int, flagged: [MessageID] = []) throws {
         let store = try Store(path: path)
         defer { store.close() }
         try store.write { transaction in
@@ -26,6 +30,7 @@ final class ScratchDatabase {
                                       createdAt: 1_700_000_000 + Int64(index))
                 try transaction.insert(message, into: .inbox, rank: Int64(index) << 20, origin: nil)
             }
+            if !flagged.isEmpty { try transaction.setFlagged(true, for: flagged, in: .inbox) }
         }
     }
 
