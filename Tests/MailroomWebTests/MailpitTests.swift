@@ -218,6 +218,23 @@ import Testing
         #expect(MailpitJSON.snippet(odd) == "a" + String(repeating: "é", count: 99) + "...")
     }
 
+    @Test func aKeptListIsAnsweredAgainUntilTheInboxChanges() throws {
+        try receive("First")
+        let first = try call(.get, "/api/v1/messages?limit=5")
+        #expect(try call(.get, "/api/v1/messages?limit=5").body == first.body)
+        #expect(mailpit.answers.hits.load(ordering: .relaxed) == 1)
+        try receive("Second")
+        let second = try json(try call(.get, "/api/v1/messages?limit=5"))
+        #expect(second["total"] == .int(3))
+        #expect(second["messages"]?.first?["Subject"] == .string("Second"))
+        // Another Host is refused before anything kept is looked at.
+        let request = try Request(method: .get, target: "/api/v1/messages?limit=5", headers: Headers([("Host", "evil.test")]))
+        let guarded = MailpitApp(web: try MailroomApp(
+            library: Library(), publicFolder: "/nonexistent", now: { fixedNow },
+            security: SecurityPolicy(allowedHosts: ["127.0.0.1"], formToken: nil)), version: "test")
+        #expect(guarded.respond(to: request).status.code == 403)
+    }
+
     @Test func aChangeFromAnotherSiteIsRefused() throws {
         let response = try call(.delete, "/api/v1/messages", headers: [("Origin", "http://evil.test")])
         #expect(response.status.code == 403)

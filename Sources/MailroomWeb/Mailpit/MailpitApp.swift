@@ -15,6 +15,9 @@ public final class MailpitApp: Sendable {
     var service: Mailroom { web.service }
     /// The Inbox by position, as Mailpit's `start` names it.
     let pages: InboxPages
+    /// Whole answers to lists and searches, kept while the Inbox is unchanged (as the pages
+    /// are): a client polling for a message asks the same question until mail comes.
+    let answers = RevisionCache<String, Response>(maxEntries: 256, maxCost: 8 << 20)
     /// The version `/api/v1/info` reports.
     let version: String
     /// When this door opened, for `/api/v1/info`'s uptime.
@@ -30,13 +33,28 @@ public final class MailpitApp: Sendable {
     /// What the server calls for each request on the Mailpit port: Mailpit's answer, with the
     /// headers every Mailroom answer carries (no sniffing, no framing, no foreign code).
     public func respond(to request: Request) -> Response {
+        if var refusal = refusal(of: request) {
+            SecurityHeaders.apply(to: &refusal)
+            return refusal
+        }
+        guard request.method == .get, request.path == "/api/v1/messages" || request.path == "/api/v1/search" else {
+            var response = answer(request)
+            SecurityHeaders.apply(to: &response)
+            return response
+        }
+        // Loaded before anything is read: what is read below is at least this revision.
+        let revision = service.revision(of: .inbox)
+        if let kept = answers.value(request.target, in: .inbox, revision: revision) { return kept }
         var response = answer(request)
         SecurityHeaders.apply(to: &response)
+        if response.status.code == 200 {
+            answers.store(response, for: request.target, in: .inbox, revision: revision, cost: response.body.count)
+        }
         return response
     }
 
+    /// The route's answer, once the request may be answered at all.
     private func answer(_ request: Request) -> Response {
-        if let refusal = refusal(of: request) { return refusal }
         // Some clients write the view's address with a doubled slash (`//view/ID.html`).
         var path = Substring(request.path)
         while path.hasPrefix("//") { path = path.dropFirst() }
