@@ -88,6 +88,12 @@ public enum JSON: Equatable, Sendable {
             var runStart = 0
             while index < bytes.count {
                 let byte = bytes[index]
+                // Most bytes need nothing: one comparison each skips them.
+                if byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
+                    && byte != UInt8(ascii: "<") || byte >= 0x80 && byte != 0xC2 && byte != 0xE2 {
+                    index += 1
+                    continue
+                }
                 var escape: StaticString?
                 var code: UInt32?
                 var length = 1
