@@ -1,12 +1,11 @@
-/// Addresses read back out of an address header as Mailroom keeps it (decoded, for reading):
-/// `Ann Lee <ann@example.test>, bob@example.test`. A display name may hold a comma without
-/// quotes once decoded, so a piece with no `@` belongs to the next one.
-struct MailAddress: Equatable {
-    var name: String
-    var address: String
+import MailroomMail
 
-    static func list(_ header: String) -> [MailAddress] {
-        var found: [MailAddress] = []
+/// Addresses read back out of an address header as Mailroom keeps it (decoded, for reading):
+/// `Ann Lee <ann@example.test>, bob@example.test`. GMime reads headers as sent; once decoded, a
+/// display name may hold a comma without quotes, so a piece with no `@` belongs to the next one.
+extension Address {
+    static func list(_ header: String) -> [Address] {
+        var found: [Address] = []
         var pending = ""
         for piece in pieces(of: header) {
             let whole = pending.isEmpty ? piece : pending + "," + piece
@@ -21,19 +20,19 @@ struct MailAddress: Equatable {
     }
 
     /// The first address in `header`, or an empty one.
-    static func first(_ header: String) -> MailAddress {
-        list(header).first ?? MailAddress(name: Substring(header).trimmingCharacters(in: " \t"), address: "")
+    static func first(_ header: String) -> Address {
+        list(header).first ?? Address(name: Substring(header).trimmingCharacters(in: " \t"), address: "")
     }
 
-    private static func parse(_ text: String) -> MailAddress? {
+    private static func parse(_ text: String) -> Address? {
         let trimmed = Substring(text).trimmingCharacters(in: " \t\r\n")
         if let open = trimmed.lastIndex(of: "<"), let close = trimmed.lastIndex(of: ">"), open < close {
             var name = trimmed[..<open].trimmingCharacters(in: " \t")
             if name.count >= 2, name.first == "\"", name.last == "\"" { name = String(name.dropFirst().dropLast()) }
             let address = trimmed[trimmed.index(after: open)..<close].trimmingCharacters(in: " \t")
-            return MailAddress(name: name, address: address)
+            return Address(name: name, address: address)
         }
-        return trimmed.isEmpty ? nil : MailAddress(name: "", address: trimmed)
+        return trimmed.isEmpty ? nil : Address(name: "", address: trimmed)
     }
 
     /// Comma-separated pieces, keeping commas inside quotes and angle brackets.

@@ -1,6 +1,7 @@
 import CivilDate
 import HTTP
 import MailroomCore
+import MailroomMail
 import MailroomStore
 
 /// Mailpit's JSON shapes, filled from what Mailroom keeps. Names and casing are Mailpit's;
@@ -11,37 +12,37 @@ enum MailpitJSON {
         String(UTCTime(secondsSinceEpoch: seconds).iso8601.dropLast()) + "+00:00"
     }
 
-    static func address(_ address: MailAddress) -> JSON {
+    static func address(_ address: Address) -> JSON {
         .object([("Name", .string(address.name)), ("Address", .string(address.address))])
     }
 
-    static func addresses(_ list: [MailAddress]) -> JSON {
+    static func addresses(_ list: [Address]) -> JSON {
         .array(list.map(address))
     }
 
     /// What a message's headers and envelope say of who sent it and to whom. `Bcc` holds the
     /// envelope recipients no header names, as Mailpit adds them.
     struct People {
-        var from: MailAddress
-        var to: [MailAddress]
-        var cc: [MailAddress]
-        var bcc: [MailAddress]
+        var from: Address
+        var to: [Address]
+        var cc: [Address]
+        var bcc: [Address]
         var returnPath: String
 
         init(_ message: Message, _ mail: MailSummary?) {
             guard let mail else {
-                from = MailAddress(name: message.author, address: "")
+                from = Address(name: message.author, address: "")
                 to = []
                 cc = []
                 bcc = []
                 returnPath = ""
                 return
             }
-            from = MailAddress.first(mail.fromHeader)
-            to = MailAddress.list(mail.toHeader)
-            cc = MailAddress.list(mail.ccHeader)
+            from = Address.first(mail.fromHeader)
+            to = Address.list(mail.toHeader)
+            cc = Address.list(mail.ccHeader)
             let named = Set((to + cc).map { $0.address.lowercased() })
-            bcc = mail.envelopeTo.filter { !named.contains($0.lowercased()) }.map { MailAddress(name: "", address: $0) }
+            bcc = mail.envelopeTo.filter { !named.contains($0.lowercased()) }.map { Address(name: "", address: $0) }
             returnPath = mail.envelopeFrom.isEmpty ? from.address : mail.envelopeFrom
         }
     }
@@ -149,19 +150,14 @@ enum MailpitJSON {
         return String(decoding: output, as: UTF8.self) + "..."
     }
 
-    /// A header block as Mailpit's `/headers` gives it: each name in Go's canonical form
-    /// (`Message-Id`), its values in order, folded lines joined; names sorted.
-    static func headers(_ block: String) -> JSON {
-        var fields: [(name: String, value: String)] = []
-        for line in block.split(separator: "\n", omittingEmptySubsequences: true) {
-            if let first = line.first, first == " " || first == "\t", !fields.isEmpty {
-                fields[fields.count - 1].value += " " + line.trimmingCharacters(in: " \t")
-            } else if let colon = line.firstIndex(of: ":") {
-                fields.append((canonical(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: " \t")))
-            }
-        }
+    /// A message's header fields as Mailpit's `/headers` gives them: each name in Go's
+    /// canonical form (`Message-Id`), its values in order, folded lines joined; names sorted.
+    /// Read by the same field reader as the MailHog door's.
+    static func headers(_ raw: [UInt8]) -> JSON {
         var grouped: [String: [JSON]] = [:]
-        for field in fields { grouped[field.name, default: []].append(.string(field.value)) }
+        for field in MailHogPart(raw).headers {
+            grouped[canonical(Substring(field.name)), default: []] += field.values.map(JSON.string)
+        }
         return .object(grouped.keys.sorted().map { ($0, .array(grouped[$0] ?? [])) })
     }
 

@@ -30,7 +30,7 @@ extension MailpitApp {
             return Self.json(.object([("From", .array([.string(message.author)])), ("Subject", .array([.string(message.subject)]))]))
         }
         let raw = try web.rawBytes(details, of: id)
-        return Self.json(MailpitJSON.headers(MailSection.headerBlock(of: raw)))
+        return Self.json(MailpitJSON.headers(raw))
     }
 
     /// `GET /api/v1/message/ID/raw` (`?dl=1` as a download named ID.eml).
