@@ -7,6 +7,8 @@ public struct Message: Identifiable, Hashable, Sendable {
     public var isFlagged: Bool
     /// Set while the message is in Trash: where Undo and Restore put it back.
     public var origin: Origin?
+    /// Its tags, sorted as lists show them (`Tag.sorted`).
+    public var tags: [String]
     // The words share one box: saving a change copies the whole mailbox it touched, and each
     // copied message then costs one reference count (and one release later) instead of three.
     private var text: Text
@@ -34,7 +36,8 @@ public struct Message: Identifiable, Hashable, Sendable {
         createdAt: Int64,
         isUnread: Bool = true,
         isFlagged: Bool = false,
-        origin: Origin? = nil
+        origin: Origin? = nil,
+        tags: [String] = []
     ) {
         self.id = id
         self.text = Text(subject: subject, body: body, author: author)
@@ -42,6 +45,7 @@ public struct Message: Identifiable, Hashable, Sendable {
         self.isUnread = isUnread
         self.isFlagged = isFlagged
         self.origin = origin
+        self.tags = tags
     }
 
     /// Whether the words are the same; a copied message shares them, which is checked first.
@@ -52,7 +56,7 @@ public struct Message: Identifiable, Hashable, Sendable {
 
     public static func == (lhs: Message, rhs: Message) -> Bool {
         lhs.id == rhs.id && lhs.createdAt == rhs.createdAt && lhs.isUnread == rhs.isUnread
-            && lhs.isFlagged == rhs.isFlagged && lhs.origin == rhs.origin && lhs.hasSameText(as: rhs)
+            && lhs.isFlagged == rhs.isFlagged && lhs.origin == rhs.origin && lhs.tags == rhs.tags && lhs.hasSameText(as: rhs)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -64,6 +68,7 @@ public struct Message: Identifiable, Hashable, Sendable {
         hasher.combine(isUnread)
         hasher.combine(isFlagged)
         hasher.combine(origin)
+        hasher.combine(tags)
     }
 }
 

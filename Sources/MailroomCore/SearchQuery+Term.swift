@@ -72,6 +72,12 @@ extension SearchQuery {
         }
     }
 
+    /// One `tag:` value: a valid tag name (`Tag.cleaned`).
+    public struct TagFilter: Hashable, Sendable {
+        public var name: String
+        public var isExcluded: Bool
+    }
+
     /// One `cc:` value.
     public struct CCFilter: Hashable, Sendable {
         /// Starts and ends with a letter or digit.

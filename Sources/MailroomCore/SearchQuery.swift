@@ -27,6 +27,9 @@ public struct SearchQuery: Hashable, Sendable {
     /// unwanted ones (compared without case for ASCII). A wanted one is also a `recipients` term,
     /// so the words still drive the search.
     public private(set) var cc: [CCFilter] = []
+    /// `tag:name` values: a message matches when it has each wanted tag and none of the
+    /// unwanted ones (names compared without case, as tags are).
+    public private(set) var tags: [TagFilter] = []
 
     /// True when there is a term to look for (not only ones to leave out): then the words drive
     /// the search, newest first.
@@ -35,6 +38,7 @@ public struct SearchQuery: Hashable, Sendable {
     /// True when there is nothing at all to narrow by, as for an empty query or one of punctuation.
     public var isEmpty: Bool {
         !hasWords && isUnread == nil && isFlagged == nil && !hasAttachment && !hasHTML && before == nil && after == nil
+            && tags.isEmpty
     }
 
     public init(_ text: String) throws(SearchQueryError) {
@@ -55,7 +59,10 @@ public struct SearchQuery: Hashable, Sendable {
                 }
                 terms.append(term)
             case .tag?:
-                throw SearchQueryError("Tags can't be searched for yet: remove \"tag:\(part.shown)\".")
+                guard let name = Tag.cleaned(part.text) else {
+                    throw SearchQueryError("\"tag:\(part.shown)\" isn't a tag: tags are letters, digits, spaces, - _ . and @.")
+                }
+                tags.append(TagFilter(name: name, isExcluded: part.isExcluded))
             case .is?:
                 try applyIs(part)
             case .has?:
@@ -86,6 +93,7 @@ public struct SearchQuery: Hashable, Sendable {
         ("ann@example.com", "mail from or to that address"),
         ("subject:word", "the subject contains the word"),
         ("スキャン", "any three or more characters of Japanese, Chinese, Thai or Korean text, even inside a longer word"),
+        ("tag:invoices", "messages tagged invoices (tag:\"two words\" for a name with a space)"),
         ("is:unread", "unread messages (is:read for read ones)"),
         ("is:flagged", "flagged messages (is:unflagged for the others)"),
         ("has:attachment", "messages with an attachment (an inline image is not one)"),

@@ -22,6 +22,9 @@ public enum MailParser {
                 mail.date = Int64(g_date_time_to_unix(date))
             }
             mail.messageID = string(g_mime_message_get_message_id(message))
+            mail.tagsHeader = message.withMemoryRebound(to: GMimeObject.self, capacity: 1) { object in
+                string(g_mime_object_get_header(object, "X-Tags"))
+            }
             if let root = g_mime_message_get_mime_part(message) {
                 var walk = Walk(raw: holder)
                 walk.visit(root, depth: 0)

@@ -13,6 +13,8 @@ public struct ParsedMail: Equatable, Sendable {
     public var text: String
     public var html: String?
     public var attachments: [Attachment]
+    /// The first `X-Tags` header, as Mailpit reads it: tags, separated by commas.
+    public var tagsHeader: String?
 
     public init(subject: String = "", from: [Address] = [], to: [Address] = [], cc: [Address] = [], date: Int64? = nil,
                 messageID: String? = nil, text: String = "", html: String? = nil, attachments: [Attachment] = []) {

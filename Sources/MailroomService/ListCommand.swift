@@ -9,6 +9,8 @@ public enum ListCommand: Sendable {
     case confirmDelete(MessageID)
     case selectAll, deselectAll
     case markRead, markUnread, flag, unflag
+    /// Gives the selection these tags (valid names, at least one), or takes them away.
+    case tag([String]), untag([String])
     /// Delete (N), Archive, Move to… and Restore: the selection leaves this mailbox.
     case removeSelected(Removal)
     case delete(MessageID)
@@ -34,7 +36,7 @@ public enum ListCommand: Sendable {
     public func touches(in box: MailboxID) -> Set<MailboxID>? {
         switch self {
         case .update, .edit, .done, .cancel, .confirmDelete, .selectAll, .deselectAll: [box]
-        case .markRead, .markUnread, .flag, .unflag, .moveStep, .move: [box]
+        case .markRead, .markUnread, .flag, .unflag, .moveStep, .move, .tag, .untag: [box]
         case .delete, .removeSelected(.delete): [box, .trash]
         case .removeSelected(.move(let target)): [box, target]
         case .removeSelected(.restore), .restore, .undo, .undoBatch: nil
@@ -81,6 +83,11 @@ public enum ListCommand: Sendable {
     ) throws(ServiceError) -> (ListState, Notice?) {
         if let viewed = try view(on: transaction, in: box, state: posted, pageSize: pageSize) { return viewed }
         let state = try Self.reconciled(posted, in: box, transaction)
+        switch self {
+        case .tag(let names) where names.isEmpty: return (state, Notice(.needsTag))
+        case .untag(let names) where names.isEmpty: return (state, Notice(.needsTag))
+        default: break
+        }
         if let everything = try Self.everything(of: posted, in: box) {
             if let done = try applyToEverything(everything, transaction, counted: counted) {
                 return (try Self.reconciled(state.selecting([]), in: box, transaction), done)
@@ -107,6 +114,14 @@ public enum ListCommand: Sendable {
                 }
             }
             return (state, Notice(kind, count: outcome.applied.count, gone: outcome.missing.count))
+        case .tag(let names), .untag(let names):
+            guard !ticked.isEmpty else { return (state, Notice(.nothingSelected)) }
+            let adding = if case .tag = self { true } else { false }
+            let outcome = try Self.reading { () throws(StoreError) in
+                adding ? try transaction.addTags(names, to: ticked, in: box) : try transaction.removeTags(names, from: ticked, in: box)
+            }
+            return (state, Notice(adding ? .tagged : .untagged, count: outcome.applied.count, gone: outcome.missing.count,
+                                  tags: names))
         case .delete(let id):
             let notice = try Removal.delete.apply(to: [id], from: box, in: transaction)
             guard notice.count > 0 else { return (try Self.reconciled(state, in: box, transaction), Notice(.gone)) }
@@ -179,6 +194,12 @@ public enum ListCommand: Sendable {
             case .unflag:
                 let applied = try transaction.setFlagged(false, for: everything)
                 return Notice(.unflagged, count: applied, gone: gone(applied))
+            case .tag(let names):
+                let applied = try transaction.addTags(names, to: everything)
+                return Notice(.tagged, count: applied, gone: gone(applied), tags: names)
+            case .untag(let names):
+                let applied = try transaction.removeTags(names, from: everything)
+                return Notice(.untagged, count: applied, gone: gone(applied), tags: names)
             case .removeSelected(.delete) where box == .trash:
                 let applied = try transaction.deletePermanently(everything)
                 return Notice(.destroyed, count: applied, gone: gone(applied))

@@ -15,7 +15,9 @@ extension Mailroom {
     ) {
         // Announced before parsing, so a commit about to start waits a moment for this message.
         commits.expect()
-        let mail = Self.incoming(raw, from: sender, to: recipients, peer: peer)
+        var mail = Self.incoming(raw, from: sender, to: recipients, peer: peer)
+        let tagging = self.tagging.withLock { $0 }
+        mail.tags = tagging.tags(of: mail, recipients: recipients)
         let time = now()
         let outcome = Outcome()
         // Without a savepoint: storing a message is never refused, and when it fails the batch
@@ -25,7 +27,9 @@ extension Mailroom {
                 let boxes = try transaction.route(recipients)
                 // Only these mailboxes change: the others' cached pages stay.
                 outcome.entry?.touched = Set(boxes.isEmpty ? [.inbox] : boxes)
-                outcome.ids = try transaction.addMail(mail, to: boxes, at: time)
+                let ids = try transaction.addMail(mail, to: boxes, at: time)
+                try Self.applyRules(tagging.rules, to: Array(zip(ids, boxes.isEmpty ? [.inbox] : boxes)), transaction)
+                outcome.ids = ids
                 return true
             } catch {
                 // Abandons the batch: every message in it is refused, and none is kept.
@@ -44,6 +48,16 @@ extension Mailroom {
         })
         outcome.entry = entry
         commits.submitDetached(entry, expected: true) { [self] batch in commitBatch(batch) }
+    }
+
+    /// Gives each new copy the tags of the rules its mailbox's search finds it by, in the
+    /// commit that stores it.
+    static func applyRules(_ rules: [TagRule], to copies: [(MessageID, MailboxID)], _ transaction: Transaction) throws(StoreError) {
+        for (id, box) in copies {
+            for rule in rules where try transaction.matches(rule.query, id: id, in: box) {
+                try transaction.addTags(rule.tags, toMessages: [id])
+            }
+        }
     }
 
     /// What became of one message in its batch: written by the leading thread before the
@@ -69,11 +83,13 @@ extension Mailroom {
                                  StoredAttachment.Place(start: $0.start, length: $0.length, encoding: $0.encoding.rawValue)
                              })
         }
-        return IncomingMail(
+        var mail = IncomingMail(
             subject: parsed.subject, sender: parsed.sender.isEmpty ? sender : parsed.sender, text: lines(parsed.text),
             html: parsed.html, envelopeFrom: sender, envelopeTo: recipients, fromHeader: listed(parsed.from),
             toHeader: listed(parsed.to), ccHeader: listed(parsed.cc), sentAt: parsed.date, messageID: parsed.messageID,
             attachments: attachments, peer: peer, raw: raw)
+        mail.tags = Tag.list(parsed.tagsHeader ?? "")
+        return mail
     }
 
     /// Text with its lines ended by LF alone (CRLF and a lone CR become LF), as the page splits

@@ -34,6 +34,8 @@ public final class Mailroom: Sendable {
     /// The mailboxes and their counts as of a revision: every page names a mailbox, and asking
     /// SQLite each time would cost more than answering a cached page.
     private let directory = Mutex<(revision: Int64, mailboxes: [MailboxSummary])?>(nil)
+    /// How arriving mail is tagged; set once before the doors open (`useTagging`).
+    let tagging = Mutex(Tagging())
     /// A file this service made for itself (the in-memory convenience), removed with it.
     private let ownedFile: String?
 
@@ -78,6 +80,11 @@ public final class Mailroom: Sendable {
         guard let ownedFile else { return }
         store.close()
         for suffix in ["", "-wal", "-shm"] { _ = unlink(ownedFile + suffix) }
+    }
+
+    /// Tags arriving mail as `tagging` says from now on.
+    public func useTagging(_ tagging: Tagging) {
+        self.tagging.withLock { $0 = tagging }
     }
 
     /// The whole library as it is at this moment: every row read (for tests of small stores).

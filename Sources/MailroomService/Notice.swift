@@ -4,7 +4,7 @@ import MailroomCore
 public struct Notice: Hashable, Sendable {
     public enum Kind: String, CaseIterable, Sendable {
         case added, deleted, markedRead = "marked-read", markedUnread = "marked-unread"
-        case flagged, unflagged, saved, nothingSelected = "nothing-selected", gone
+        case flagged, unflagged, tagged, untagged, needsTag = "needs-tag", saved, nothingSelected = "nothing-selected", gone
         case moved, restored, destroyed, emptied
         case created, renamed, removed, routed
     }
@@ -22,14 +22,20 @@ public struct Notice: Hashable, Sendable {
     public static let maximumUndoIDs = 200
     /// Where messages were moved to.
     public var target: MailboxID?
+    /// The tags given or taken away.
+    public var tags: [String]
 
-    public init(_ kind: Kind, count: Int = 0, gone: Int = 0, undo: [MessageID] = [], undoBatch: Int64? = nil, target: MailboxID? = nil) {
+    public init(
+        _ kind: Kind, count: Int = 0, gone: Int = 0, undo: [MessageID] = [], undoBatch: Int64? = nil, target: MailboxID? = nil,
+        tags: [String] = []
+    ) {
         self.kind = kind
         self.count = count
         self.gone = gone
         self.undo = undo
         self.undoBatch = undoBatch
         self.target = target
+        self.tags = tags
     }
 
     /// Whether the notice offers Undo.

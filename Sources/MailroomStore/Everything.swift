@@ -118,7 +118,7 @@ extension Transaction {
 
     /// Fills the temporary table `chosen` with the ids of `everything`, numbered from the bottom
     /// of its mailbox (k = 1 is the lowest), and says how many there are.
-    private func choose(_ everything: Everything) throws(StoreError) -> Int {
+    func choose(_ everything: Everything) throws(StoreError) -> Int {
         try clearChosen()
         let revision = SQLValue.integer(everything.revision)
         let (selection, values): (String, [SQLValue])

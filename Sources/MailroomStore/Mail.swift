@@ -61,6 +61,9 @@ public struct IncomingMail: Sendable {
     public var peer: String
     /// The message exactly as received.
     public var raw: [UInt8]
+    /// The tags it comes with (valid names, each once): from its `X-Tags`, its `+tag`
+    /// addresses, the rules it matched.
+    public var tags: [String] = []
 
     public init(subject: String, sender: String, text: String, html: String?, envelopeFrom: String, envelopeTo: [String],
                 fromHeader: String, toHeader: String, ccHeader: String, sentAt: Int64?, messageID: String?,

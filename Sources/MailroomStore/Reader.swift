@@ -54,7 +54,7 @@ public class Reader {
         try statement.bind([.integer(id.rawValue)])
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        let row = try Self.row(statement, body: 10)
+        let row = try Self.row(statement, body: 11)
         return (row.message, row.mailbox)
     }
 
@@ -139,7 +139,8 @@ public class Reader {
     // MARK: Shared with the writer
 
     static let rowColumns = """
-        m.id, m.mailbox, m.rank, m.created_at, m.unread, m.flagged, h.subject, h.author, h.preview, m.origin_mailbox
+        m.id, m.mailbox, m.rank, m.created_at, m.unread, m.flagged, h.subject, h.author, h.preview, m.origin_mailbox,
+        \(Schema.tagNames(of: "m.id"))
         """
 
     /// Where `rowColumns` come from: placement drives, and each row's headers are looked up by id.
@@ -156,7 +157,7 @@ public class Reader {
         defer { statement.reset() }
         var found: [(message: Message, key: Int64)] = []
         while try statement.step() {
-            let row = try Self.row(statement, body: withBodies ? 10 : nil)
+            let row = try Self.row(statement, body: withBodies ? 11 : nil)
             found.append((row.message, row.rank))
         }
         return found
@@ -189,7 +190,8 @@ public class Reader {
             createdAt: try statement.integer(at: 3),
             isUnread: try flag(statement, at: 4, of: id),
             isFlagged: try flag(statement, at: 5, of: id),
-            origin: origin)
+            origin: origin,
+            tags: try statement.optionalText(at: 10).map(Schema.tags(inNames:)) ?? [])
         return (message, MailboxID(rawValue: try statement.integer(at: 1)), try statement.integer(at: 2))
     }
 

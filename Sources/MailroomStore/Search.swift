@@ -58,6 +58,12 @@ extension Reader {
         return try statement.step() ? MessageID(try statement.integer(at: 0)) : nil
     }
 
+    /// Whether message `id`, in `box`, matches `query`: a tag rule's test of a new message.
+    public func matches(_ query: SearchQuery, id: MessageID, in box: MailboxID) throws(StoreError) -> Bool {
+        let (sql, values) = Self.matchSQL(query, in: box, columns: "1", extra: "m.id = ?", [.integer(id.rawValue)])
+        return try exists(sql + " LIMIT 1", values)
+    }
+
     /// The ids of the matches of `query` in `box` that were there at `revision`, in the order of its pages:
     /// what "all N that match" selected on a page read at that revision means.
     public func ids(matching query: SearchQuery, in box: MailboxID, enteredBy revision: Int64) throws(StoreError) -> [MessageID] {
@@ -161,6 +167,13 @@ extension Reader {
             conditions.append(query.hasWords
                 ? "EXISTS (SELECT 1 FROM mail x WHERE x.id = m.id AND x.listed_attachments > 0)"
                 : "m.id IN (SELECT id FROM mail WHERE listed_attachments > 0)")
+        }
+        for filter in query.tags {
+            let tagged = "SELECT mt.message FROM message_tags mt JOIN tags t ON t.id = mt.tag WHERE t.name = ?"
+            // Alone, the tag's own links are the few rows to try; with words, each match is one look-up.
+            conditions.append(filter.isExcluded ? "NOT EXISTS (\(tagged) AND mt.message = m.id)"
+                : query.hasWords ? "EXISTS (\(tagged) AND mt.message = m.id)" : "m.id IN (\(tagged))")
+            values.append(.text(filter.name))
         }
         if query.hasHTML {
             conditions.append("EXISTS (SELECT 1 FROM mail x WHERE x.id = m.id AND x.html IS NOT NULL)")

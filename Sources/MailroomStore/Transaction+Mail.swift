@@ -70,6 +70,7 @@ extension Transaction {
                            bodyInRaw: imported.bodyInRaw, preview: imported.preview) {
                 id throws(StoreError) in try insertDetails(of: mail, raw: raw, as: id)
             }
+            try addTags(mail.tags, toMessages: [message.id])
             rank += Rank.gap
             added += 1
         }
@@ -122,6 +123,7 @@ extension Transaction {
             }
             ids.append(message.id)
         }
+        try addTags(mail.tags, toMessages: ids)
         return ids
     }
 

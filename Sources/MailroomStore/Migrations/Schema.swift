@@ -20,6 +20,7 @@ enum Schema {
         migration8,
         migration9,
         migration10,
+        migration11,
     ]
 
     static var currentVersion: Int32 { migrations.last?.version ?? 0 }

@@ -33,6 +33,10 @@ extension ListCommand {
         case "mark-unread": self = .markUnread
         case "flag": self = .flag
         case "unflag": self = .unflag
+        case "tag", "untag":
+            // No name left is answered on the page, edit mode and ticks kept (`Notice.Kind.needsTag`).
+            let names = Tag.list(form["tag"] ?? "")
+            self = form["action"] == "tag" ? .tag(names) : .untag(names)
         case "archive": self = .removeSelected(.move(to: .archive))
         case "restore": self = .removeSelected(.restore)
         case "move-to":

@@ -9,7 +9,8 @@ extension Notice {
         self.init(
             kind, count: Self.number(query["n"]), gone: Self.number(query["gone"]),
             undo: (try? IDList.decode(query.all("undo"), field: "undo")) ?? [],
-            undoBatch: query["batch"].flatMap { Int64($0) }, target: query["to"].flatMap { MailboxID(slug: $0) })
+            undoBatch: query["batch"].flatMap { Int64($0) }, target: query["to"].flatMap { MailboxID(slug: $0) },
+            tags: Tag.list(query["tags"] ?? ""))
     }
 
     private static func number(_ text: String?) -> Int {
@@ -23,6 +24,7 @@ extension Notice {
         if let target { query.append("to", target.slug) }
         if !undo.isEmpty { query.append("undo", IDList.encode(undo)) }
         if let undoBatch { query.append("batch", String(undoBatch)) }
+        if !tags.isEmpty { query.append("tags", tags.joined(separator: ",")) }
     }
 
     /// The sentence shown, with mailbox names looked up in `mailboxes`.
@@ -34,6 +36,9 @@ extension Notice {
         case .markedUnread: "\(Self.messages(count)) marked as unread."
         case .flagged: "\(Self.messages(count)) flagged."
         case .unflagged: "\(Self.messages(count)) unflagged."
+        case .tagged: "\(Self.messages(count)) tagged \(Self.names(tags))."
+        case .untagged: "\(Self.names(tags)) taken off \(Self.messages(count))."
+        case .needsTag: "Write a tag first: letters, digits, spaces, - _ . and @ (commas between several)."
         case .saved: "Changes saved."
         case .nothingSelected: "Select one or more messages first."
         case .gone: "That message was already deleted or moved."
@@ -48,6 +53,13 @@ extension Notice {
         }
         guard gone > 0, kind != .gone else { return main }
         return main + " \(gone == 1 ? "1 was" : "\(gone) were") already gone."
+    }
+
+    /// Tags in a sentence: “invoices”, “invoices and scans”.
+    static func names(_ tags: [String]) -> String {
+        let quoted = tags.map { "“\($0)”" }
+        guard let last = quoted.last else { return "" }
+        return quoted.count == 1 ? last : quoted.dropLast().joined(separator: ", ") + " and " + last
     }
 
     static func messages(_ count: Int) -> String {
