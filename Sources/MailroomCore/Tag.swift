@@ -51,6 +51,11 @@ public enum Tag {
         return unique(local.split(separator: "+", omittingEmptySubsequences: false).dropFirst().compactMap { cleaned($0) })
     }
 
+    /// The search that finds a tag: `tag:name`, or `tag:"two words"`.
+    public static func search(for name: String) -> String {
+        name.contains(" ") ? "tag:\"\(name)\"" : "tag:\(name)"
+    }
+
     /// `names` sorted as lists show tags: by name, without regard to case.
     public static func sorted(_ names: [String]) -> [String] {
         names.sorted { ($0.lowercased(), $0) < ($1.lowercased(), $1) }

@@ -31,6 +31,8 @@ public struct TagRule: Sendable, Equatable {
         self.query = query
     }
 
+    public static let maximumRules = 500
+
     /// The rules of a file's text; `#` starts a comment line, and blank lines are skipped. A
     /// line that is not a rule is refused with its number and why, so nothing half-works.
     public static func rules(in text: String) throws(TagRuleError) -> [TagRule] {
@@ -54,6 +56,8 @@ public struct TagRule: Sendable, Equatable {
                 throw TagRuleError(line: number, error.message)
             }
             guard !query.isEmpty else { throw TagRuleError(line: number, "write a search after “=”: it would match all mail.") }
+            // Each rule is one search of each new message, inside its commit.
+            guard rules.count < maximumRules else { throw TagRuleError(line: number, "at most \(maximumRules) rules are read.") }
             rules.append(TagRule(tags: tags, query: query))
         }
         return rules

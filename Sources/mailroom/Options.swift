@@ -48,6 +48,10 @@ struct Options {
     var smtpAuthAcceptAny = false
     var maxMessages: Int?
     var maxAgeSeconds: Int64?
+    /// `--tag-rules`: a file of `tags = search` lines applied to arriving mail.
+    var tagRulesFile: String?
+    /// `--tag-plus-addresses`: `name+tag@host` recipients tag their mail (on with `--compat`).
+    var tagPlusAddresses = false
 
     struct Problem: Error, CustomStringConvertible {
         let description: String
@@ -117,6 +121,11 @@ struct Options {
           --smtp-auth-accept-any     accept any login (for devices that insist on logging in)
           --max-messages N      keep at most N messages: the oldest unflagged go first
           --max-age DURATION    delete unflagged messages older than this (30d, 12h, 90m)
+
+        Tags (an X-Tags header always tags its mail):
+          --tag-rules PATH      a file of 'tag1, tag2 = search' lines: arriving mail the search
+                                finds gets the tags (# starts a comment)
+          --tag-plus-addresses  mail to name+tag@host gets the tag 'tag' (on with --compat)
 
           -h, --help            show this help
 
@@ -207,6 +216,8 @@ struct Options {
                     throw Problem(description: "--max-age must be a number and a unit (30d, 12h, 90m, 3600s), not '\(text)'")
                 }
                 options.maxAgeSeconds = seconds
+            case "--tag-rules": options.tagRulesFile = try value(for: flag)
+            case "--tag-plus-addresses": options.tagPlusAddresses = true
             case "-h", "--help": options.showHelp = true
             default: throw Problem(description: "unknown option '\(flag)'")
             }
@@ -214,6 +225,7 @@ struct Options {
         if options.compat {
             if !options.smtpPortGiven { options.smtpPort = 1025 }
             if options.mailpitPort == nil { options.mailpitPort = 8025 }
+            options.tagPlusAddresses = true
         }
         let ports = [("--port", options.server.port), ("--mailpit-port", options.mailpitPort ?? 0),
                      ("--mailhog-port", options.mailhogPort ?? 0)].filter { $0.1 != 0 }

@@ -235,7 +235,7 @@ struct Source {
     }
 
     /// The bytes of the file at `path`, the first `limit` of them at most.
-    private static func contents(of path: String, upTo limit: Int) throws(TransferFailure) -> [UInt8] {
+    static func contents(of path: String, upTo limit: Int) throws(TransferFailure) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw TransferFailure("cannot read \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }

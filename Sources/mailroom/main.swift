@@ -129,6 +129,23 @@ let app = MailroomApp(
     apiToken: apiToken,
     pageSize: options.pageSize)
 
+if options.tagRulesFile != nil || options.tagPlusAddresses {
+    var rules: [TagRule] = []
+    if let file = options.tagRulesFile {
+        do {
+            let limit = 1 << 20
+            let bytes = try Source.contents(of: file, upTo: limit + 1)
+            guard bytes.count <= limit else { throw TransferFailure("larger than 1 MB: it cannot be a file of rules") }
+            rules = try TagRule.rules(in: String(decoding: bytes, as: UTF8.self))
+        } catch {
+            Console.error("--tag-rules \(file): \(error)")
+            store.close()
+            exit(1)
+        }
+    }
+    app.service.useTagging(Tagging(plusAddresses: options.tagPlusAddresses, rules: rules))
+}
+
 let mail: MailService?
 do {
     mail = try MailSetup.service(options: options, app: app)

@@ -27,6 +27,8 @@ public final class MailroomApp: Sendable {
     /// The rows of list pages (a mailbox in its own order, not a search), kept per mailbox
     /// while it is unchanged: edit mode, ticks and notices show the same rows, read once.
     let slices = RevisionCache<SliceKey, ListSlice>(maxEntries: 256)
+    /// Each mailbox's tags with their counts, while the mailbox is unchanged.
+    let tagLists = RevisionCache<Int, [TagSummary]>(maxEntries: 256)
     /// The sidebar's counts as a page tag shows them, and the revision they were worked out at.
     let sidebar = Mutex<(revision: Int64, counts: String)?>(nil)
     /// The cap on large downloads streaming at once, for the whole process.

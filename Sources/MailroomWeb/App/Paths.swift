@@ -44,6 +44,13 @@ enum Paths {
         mailbox(.inbox, state, notice: notice)
     }
 
+    /// `box`'s list showing what `search` finds.
+    static func mailbox(_ id: MailboxID, search: String) -> String {
+        var state = ListState.inactive
+        state.search = search
+        return mailbox(id, state)
+    }
+
     static func mailboxes(notice: Notice?) -> String {
         var query = FormData()
         notice?.append(to: &query)

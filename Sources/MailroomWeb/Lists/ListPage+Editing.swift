@@ -79,6 +79,7 @@ extension ListPage {
                 bulkButton("archive", "Archive")
             }
             moveControl()
+            tagControl()
             // The server's count is the button's name; the stylesheet paints the live number of
             // ticks over it (Chromium leaves counters out of accessible names: "Delete ()").
             let label = isTrash ? "Delete Permanently" : "Delete"
@@ -106,6 +107,22 @@ extension ListPage {
                 }
             }
             bulkButton("move-to", "Move")
+        }
+    }
+
+    /// Tag and Untag: a name (known ones offered as the person types) and a button for each.
+    func tagControl() -> Node {
+        span(.class("tag-control")) {
+            label(.for("tag-name"), .class("visually-hidden")) { "Tag to add to or take off the selected messages" }
+            input(.type(.text), .id("tag-name"), .name("tag"), .placeholder("Tag"), .autocomplete("off"),
+                  Attribute("list", "known-tags"), .maxlength(200))
+            element("datalist", [.id("known-tags")]) {
+                for tag in tags {
+                    element("option", [.value(tag.name)]) { "" }
+                }
+            }
+            bulkButton("tag", "Tag")
+            bulkButton("untag", "Untag")
         }
     }
 

@@ -77,9 +77,24 @@ extension ListPage {
                 " "
                 span(.class("preview")) { Formatting.preview(message.body) }
             }
+            if !message.tags.isEmpty {
+                " "
+                tagChips(message.tags)
+            }
             if let details = rows.details(of: message.id) {
                 " "
                 mailDetails(details)
+            }
+        }
+    }
+
+    /// A row's tags, as plain chips: the row is a link or a checkbox's label already.
+    func tagChips(_ tags: [String]) -> Node {
+        span(.class("row-tags")) {
+            span(.class("visually-hidden")) { "Tags: " }
+            for (index, tag) in tags.enumerated() {
+                if index > 0 { " " }
+                span(.class("tag-chip")) { tag }
             }
         }
     }

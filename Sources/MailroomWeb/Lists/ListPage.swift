@@ -8,6 +8,8 @@ import MailroomStore
 struct ListPage {
     let mailboxes: [MailboxSummary]
     let mailbox: MailboxSummary
+    /// The tags in this mailbox, with their counts.
+    var tags: [TagSummary] = []
     /// The rows this page shows, with what lies beyond them.
     let slice: ListSlice
     let state: ListState
@@ -33,7 +35,7 @@ struct ListPage {
             title: documentTitle, bodyClass: state.mode == .active ? "list-page editing" : "list-page",
             contentBytes: { rows.bytesServed }
         ) {
-            Sidebar(mailboxes: mailboxes, current: mailbox.id).body
+            Sidebar(mailboxes: mailboxes, current: mailbox.id, tags: tags).body
             header(.class("bar")) {
                 div(.class("bar-title")) {
                     if state.mode == .active {

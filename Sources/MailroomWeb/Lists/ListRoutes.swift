@@ -118,6 +118,7 @@ extension MailroomApp {
             state: state.reconciled(isEmpty: slice.rows.isEmpty, isPresent: shown.contains),
             notice: notice, now: now, rows: rows, token: token, draft: draft, problems: problems)
         page.allCount = page.state.allAsOf == nil ? nil : allCount
+        page.tags = try tags(in: box)
         page.searchProblem = searchProblem
         let html = page.render()
         // Room for a few pages of every mailbox in about two ways (browsing and editing).
@@ -174,5 +175,16 @@ extension MailroomApp {
         } catch {
             return error.problems.map(\.message)
         }
+    }
+}
+
+extension MailroomApp {
+    /// The tags of `box`'s messages with their counts there, read once per change to it.
+    func tags(in box: MailboxID) throws(HTTPError) -> [TagSummary] {
+        let revision = service.revision(of: box)
+        if let known = tagLists.value(0, in: box, revision: revision) { return known }
+        let tags = try reading { reader throws(StoreError) in try reader.tags(in: box) }
+        tagLists.store(tags, for: 0, in: box, revision: revision)
+        return tags
     }
 }

@@ -57,6 +57,7 @@ struct MessagePage {
                         if message.isFlagged { " · Flagged" }
                         if message.isUnread { " · Unread" }
                     }
+                    tagSection
                     if let mail {
                         mail.addresses
                         mail.views
@@ -72,6 +73,31 @@ struct MessagePage {
                 }
                 if mail == nil {
                     editForm(shown)
+                }
+            }
+        }
+    }
+
+    /// The message's tags, each a link to the search for it in this mailbox, and a form to
+    /// give it a tag or take one off.
+    private var tagSection: Node {
+        div(.class("message-tags"), .id("message-tags")) {
+            if !message.tags.isEmpty {
+                ul(.class("tag-list"), .aria("label", "Tags")) {
+                    for tag in message.tags {
+                        li {
+                            a(.href(Paths.mailbox(mailbox.id, search: Tag.search(for: tag))), .class("tag-chip")) { tag }
+                        }
+                    }
+                }
+            }
+            postForm(Paths.message(message.id), token: token, .class("tag-form"), .id("tag-form")) {
+                input(.type(.hidden), .name("from"), .value(mailbox.id.slug))
+                label(.for("message-tag"), .class("visually-hidden")) { "Tag" }
+                input(.type(.text), .id("message-tag"), .name("tag"), .placeholder("Tag"), .autocomplete("off"), .maxlength(200))
+                button(.type(.submit), .name("action"), .value("tag"), .class("button")) { "Tag" }
+                if !message.tags.isEmpty {
+                    button(.type(.submit), .name("action"), .value("untag"), .class("button")) { "Untag" }
                 }
             }
         }

@@ -75,6 +75,20 @@ extension MailroomApp {
         case "archive":
             let notice = try Self.serving { () throws(ServiceError) in try service.remove(id, .move(to: .archive), from: box) }
             return .seeOther(Paths.mailbox(box, notice: notice))
+        case "tag", "untag":
+            let names = Tag.list(form["tag"] ?? "")
+            let adding = form["action"] == "tag"
+            var notice = Notice(.needsTag)
+            if !names.isEmpty {
+                let pageSize = pageSize
+                let tally = try Self.serving { () throws(ServiceError) in
+                    try service.run(adding ? .tag(names) : .untag(names), on: [id], pageSize: pageSize)
+                }
+                notice = Notice(adding ? .tagged : .untagged, count: tally.changed, gone: tally.gone, tags: names)
+            }
+            var query = FormData()
+            notice.append(to: &query)
+            return .seeOther(try revisit(id, notice: query.urlEncoded))
         case let other?:
             throw HTTPError(.badRequest, "Unknown action “\(other)”.")
         case nil:
