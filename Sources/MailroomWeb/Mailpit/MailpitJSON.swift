@@ -67,7 +67,7 @@ enum MailpitJSON {
             ("Subject", .string(message.subject)),
             ("Created", .string(time(message.createdAt))),
             ("Username", .string("")),
-            ("Tags", .array([])),
+            ("Tags", .array(message.tags.map { .string($0) })),
             ("Size", .int(mail?.size ?? message.body.utf8.count)),
             ("Attachments", .int(mail?.attachments ?? 0)),
             ("Snippet", .string(snippet(message.body))),
@@ -77,7 +77,8 @@ enum MailpitJSON {
     /// Mailpit's list envelope: the mailbox's counts (kept counters), the matches' count, and
     /// where this page starts.
     static func list(
-        _ rows: [Message], mail: [MessageID: MailSummary], inbox: MailboxSummary, matches: Int, unreadMatches: Int, start: Int
+        _ rows: [Message], mail: [MessageID: MailSummary], inbox: MailboxSummary, matches: Int, unreadMatches: Int, start: Int,
+        tags: [TagSummary]
     ) -> JSON {
         .object([
             ("total", .int(inbox.count)),
@@ -86,7 +87,7 @@ enum MailpitJSON {
             ("messages_count", .int(matches)),
             ("messages_unread", .int(unreadMatches)),
             ("start", .int(start)),
-            ("tags", .array([])),
+            ("tags", .array(tags.map { .string($0.name) })),
             ("messages", .array(rows.map { summary($0, mail[$0.id]) })),
         ])
     }
@@ -104,7 +105,7 @@ enum MailpitJSON {
                 ("Header", .string("")), ("Links", .array([])), ("Errors", .string("")), ("HeaderPost", .string("")),
             ])),
             ("Date", .string(time(details?.sentAt ?? message.createdAt))),
-            ("Tags", .array([])),
+            ("Tags", .array(message.tags.map { .string($0) })),
             ("Username", .string("")),
             ("Text", .string(message.body)),
             ("HTML", .string(details?.html ?? "")),

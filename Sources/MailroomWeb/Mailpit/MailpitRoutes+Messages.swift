@@ -167,7 +167,7 @@ extension MailpitApp {
             ("DatabaseSize", .int(size)),
             ("Messages", .int(inbox?.count ?? 0)),
             ("Unread", .int(inbox?.unreadCount ?? 0)),
-            ("Tags", .object([])),
+            ("Tags", .object(try MailroomApp.serving { () throws(ServiceError) in try service.tags() }.map { ($0.name, .int($0.count)) })),
             ("RuntimeStats", .object([
                 ("Uptime", .number(max(0, web.now() - startedAt))),
                 ("Memory", .int(MailroomApp.residentBytes())),

@@ -44,8 +44,12 @@ extension MailpitApp {
         routes.add(v1 + "info", info: (), [.get: { app, _, _ throws(HTTPError) in try app.info() }])
         routes.add(v1 + "webui", info: (), [.get: { app, _, _ in app.webUI() }])
         routes.add(v1 + "tags", info: (), [
-            .get: { _, _, _ in json(.array([])) },
-            .put: { _, _, _ throws(HTTPError) in throw HTTPError(.badRequest, "Mailroom cannot tag messages yet.") },
+            .get: { app, _, _ throws(HTTPError) in try app.tagNames() },
+            .put: { app, request, _ throws(HTTPError) in try app.setTags(request) },
+        ])
+        routes.add(v1 + "tags/:tag", info: (), [
+            .put: { app, request, parameters throws(HTTPError) in try app.renameTag(parameters["tag"], request) },
+            .delete: { app, _, parameters throws(HTTPError) in try app.deleteTag(parameters["tag"]) },
         ])
         routes.add(v1 + "chaos", info: (), [.get: { _, _, _ in text("Chaos is not enabled", status: .badRequest) }])
         routes.add("/livez", info: (), [.get: { _, _, _ in Response(status: .ok, headers: Headers([("Content-Type", "text/plain")])) }])
@@ -79,7 +83,8 @@ extension MailpitApp {
         let inbox = try inboxSummary()
         let (rows, mail) = try page(nil, text: "", start: start, limit: limit, total: inbox.count)
         return Self.json(MailpitJSON.list(
-            rows, mail: mail, inbox: inbox, matches: inbox.count, unreadMatches: inbox.unreadCount, start: start))
+            rows, mail: mail, inbox: inbox, matches: inbox.count, unreadMatches: inbox.unreadCount, start: start,
+            tags: try web.tags(in: .inbox)))
     }
 
     /// `GET /api/v1/search?query=…&start=0&limit=50`.
@@ -96,7 +101,8 @@ extension MailpitApp {
             return (all, unread)
         }
         let (rows, mail) = limit == 0 ? ([], [:]) : try page(search, text: search.text, start: start, limit: limit, total: matches)
-        return Self.json(MailpitJSON.list(rows, mail: mail, inbox: inbox, matches: matches, unreadMatches: unread, start: start))
+        return Self.json(MailpitJSON.list(
+            rows, mail: mail, inbox: inbox, matches: matches, unreadMatches: unread, start: start, tags: try web.tags(in: .inbox)))
     }
 
     /// `start` and `limit` as Mailpit reads them: a negative or unreadable value is the default.
