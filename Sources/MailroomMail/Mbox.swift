@@ -191,9 +191,15 @@ public enum MboxWriter {
 /// as read back from an export.
 public enum ImportKey {
     /// The key and the former keys (see `formerKeys`) of `raw`, the message as read.
+    /// A first `X-Tags` line, which an export writes (`TagsHeader`), is left out of the key.
     public static func keys(for raw: [UInt8]) -> (key: [UInt8], former: [[UInt8]]) {
-        let comparable = Self.comparable(raw)
-        return (MailDigest.sha256(comparable.bytes), formerKeys(for: raw, comparable: comparable))
+        let tagLine = TagsHeader.leadingLineLength(raw)
+        let rest = tagLine == 0 ? raw : Array(raw[tagLine...])
+        let comparable = Self.comparable(rest)
+        var former = formerKeys(for: rest, comparable: comparable)
+        // Kept before the line was left out, a message was known by all of its bytes.
+        if tagLine > 0 { former.append(MailDigest.sha256(Self.comparable(raw).bytes)) }
+        return (MailDigest.sha256(comparable.bytes), former)
     }
 
     /// The bytes the key is taken over, and whether a `>` was left out of them (when not, they

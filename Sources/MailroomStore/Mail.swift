@@ -133,6 +133,8 @@ public struct ExportedMessage: Sendable {
     /// The message exactly as received; nil for a message posted through the page.
     public var raw: [UInt8]?
     public var envelopeFrom: String?
+    /// Its tags, sorted.
+    public var tags: [String] = []
 }
 
 /// What the message page shows of a mailed message besides its text.

@@ -67,7 +67,8 @@ extension Reader {
     /// one at `rank` when given: what `mailroom export` writes, a page at a time.
     public func exportPage(of box: MailboxID, after rank: Int64?, limit: Int) throws(StoreError) -> [ExportedMessage] {
         let statement = try database.cached("""
-            SELECT m.id, m.rank, m.created_at, h.subject, h.author, \(Schema.body(of: "b")), x.raw, x.envelope_from
+            SELECT m.id, m.rank, m.created_at, h.subject, h.author, \(Schema.body(of: "b")), x.raw, x.envelope_from,
+                \(Schema.tagNames(of: "m.id"))
             FROM messages m CROSS JOIN headers h ON h.id = m.id JOIN bodies b ON b.id = m.id
             LEFT JOIN mail x ON x.id = m.id
             WHERE m.mailbox = ? AND m.rank > ? ORDER BY m.rank LIMIT ?
@@ -82,7 +83,8 @@ extension Reader {
                 id: MessageID(try statement.integer(at: 0)), rank: try statement.integer(at: 1),
                 createdAt: try statement.integer(at: 2), subject: try statement.text(at: 3),
                 author: try statement.text(at: 4), body: try statement.text(at: 5), raw: raw,
-                envelopeFrom: try statement.optionalText(at: 7)))
+                envelopeFrom: try statement.optionalText(at: 7),
+                tags: try statement.optionalText(at: 8).map(Schema.tags(inNames:)) ?? []))
         }
         return page
     }

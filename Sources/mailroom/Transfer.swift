@@ -20,7 +20,7 @@ enum Transfer {
         Without --url it writes the file itself (Mailroom must not be running on it); with --url it
         sends the mail to a running Mailroom. Mail imported before is skipped, so an
         interrupted import can simply be run again. export writes NAME as an mbox file (standard output
-        without OUT); mail is written byte for byte as it arrived.
+        without OUT); mail is written byte for byte as it arrived, with its tags as a first X-Tags line.
         """
 
     struct Arguments {
@@ -140,7 +140,8 @@ enum Transfer {
                 let raw = message.raw ?? PostedMail.message(
                     subject: message.subject, author: message.author, body: message.body, date: message.createdAt,
                     id: message.id.rawValue)
-                buffer += MboxWriter.entry(raw, sender: message.envelopeFrom, date: message.createdAt)
+                buffer += MboxWriter.entry(TagsHeader.exported(raw, tags: message.tags), sender: message.envelopeFrom,
+                                           date: message.createdAt)
                 if buffer.count >= 1 << 20 {
                     try writeAll(buffer, to: descriptor)
                     buffer.removeAll(keepingCapacity: true)
