@@ -76,6 +76,11 @@ extension SearchQuery {
     public struct TagFilter: Hashable, Sendable {
         public var name: String
         public var isExcluded: Bool
+
+        public init(name: String, isExcluded: Bool) {
+            self.name = name
+            self.isExcluded = isExcluded
+        }
     }
 
     /// One `cc:` value.

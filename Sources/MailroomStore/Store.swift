@@ -346,6 +346,7 @@ extension Reader {
             UNION ALL SELECT 'attachment ' || a.raw || '/' || a.part || ' belongs to no raw mail' FROM attachments a WHERE NOT EXISTS (SELECT 1 FROM raw_mail r WHERE r.id = a.raw)
             """)
         while try parts.step() { problems.append(try parts.text(at: 0)) }
+        problems += try tagProblems()
         return problems.isEmpty ? "ok" : problems.joined(separator: "\n")
     }
 }

@@ -132,6 +132,25 @@ extension Reader {
             """, [.integer(MailboxID.trash.rawValue)])
     }
 
+    /// What the integrity check says of tags: counts that do not agree with the links, links
+    /// to messages or tags that are gone, tags with no message.
+    func tagProblems() throws(StoreError) -> [String] {
+        let statement = try database.prepare("""
+            SELECT 'the counts of tag ' || coalesce((SELECT name FROM tags WHERE id = tag), tag) || ' in mailbox ' || mailbox || ' are wrong'
+            FROM (SELECT mt.tag AS tag, m.mailbox AS mailbox, 1 AS n, m.unread AS u
+                  FROM message_tags mt JOIN messages m ON m.id = mt.message
+                  UNION ALL SELECT tag, mailbox, -total, -unread FROM tag_counts)
+            GROUP BY tag, mailbox HAVING sum(n) != 0 OR sum(u) != 0
+            UNION ALL SELECT 'tag ' || mt.tag || ' is on message ' || mt.message || ', which is gone' FROM message_tags mt
+                WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = mt.message)
+            UNION ALL SELECT 'tag ' || t.name || ' is on no message' FROM tags t
+                WHERE NOT EXISTS (SELECT 1 FROM message_tags mt WHERE mt.tag = t.id)
+            """)
+        var problems: [String] = []
+        while try statement.step() { problems.append(try statement.text(at: 0)) }
+        return problems
+    }
+
     /// The tag called `name` in any case, as it is spelled, if there is one.
     public func tag(named name: String) throws(StoreError) -> String? {
         let statement = try database.cached("SELECT name FROM tags WHERE name = ?")

@@ -86,3 +86,21 @@ def test_a_search_mailroom_cannot_run_is_refused_in_a_sentence(door):
     answer = requests.get(door.mailpit + "api/v1/search", params={"query": "larger:1mb"}, timeout=10)
     assert answer.status_code == 400
     assert "larger:" in answer.text
+
+
+def test_the_published_client_reads_sets_and_waits_for_tags(door):
+    mailpit = MailpitClient(door.mailpit, wait_timeout=10)
+    send(door, "Tagged by header", tags="alpha, Beta")
+    send(door, "Not tagged")
+    message = mailpit.wait_for_message(tag="alpha")
+    assert message.subject == "Tagged by header"
+    assert set(message.tags) == {"alpha", "Beta"}
+    assert mailpit.messages().tags == ("alpha", "Beta")
+    assert mailpit.search("tag:beta").messages_count == 1
+
+    other = mailpit.wait_for_message(subject="Not tagged")
+    mailpit.set_tags([message.id, other.id], ["gamma"])
+    assert mailpit.messages().tags == ("gamma",)
+    assert mailpit.search("tag:gamma").messages_count == 2
+    assert mailpit.search("tag:alpha").messages_count == 0
+    mailpit.close()

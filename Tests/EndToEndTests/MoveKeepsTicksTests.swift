@@ -13,7 +13,7 @@ import Testing
         // Exactly what a browser sends: the hidden mode, the toolbar's Move to… choice, every ticked
         // box and the pressed button.
         let sent = try form.submission(pressing: ("move-up", "5"))
-        #expect(sent.map { "\($0.0)=\($0.1)" } == ["mode=active", "target=archive", "selected=3", "move-up=5"])
+        #expect(sent.map { "\($0.0)=\($0.1)" } == ["mode=active", "target=archive", "tag=", "selected=3", "move-up=5"])
 
         let page = try tab.submit(form, pressing: ("move-up", "5"))
         #expect(tab.redirects.map(\.status) == [303])

@@ -250,8 +250,8 @@ struct SearchDays: Hashable, Sendable, CustomStringConvertible {
         ("has:\"pdf\u{0}file\nx\"", #""has:pdf file x" isn't something to search for: use has:attachment or has:html."#),
         ("-has:attachment", "Messages without attachments can't be searched for: remove -has:attachment."),
         ("-has:html", "Messages without an HTML body can't be searched for: remove -has:html."),
-        ("tag:work", #"Tags can't be searched for yet: remove "tag:work"."#),
-        ("invoice TAG:\"to do\"", #"Tags can't be searched for yet: remove "tag:to do"."#),
+        ("tag:!!", #""tag:!!" isn't a tag: tags are letters, digits, spaces, - _ . and @."#),
+        ("invoice TAG:\"\"", #""tag:" isn't a tag: tags are letters, digits, spaces, - _ . and @."#),
         ("-cc:bob", "A search can't only leave words out: add a word to look for."),
         ("is:unread -cc:bob", "A search can't only leave words out: add a word to look for."),
         ("is:read is:unread", "is:read and is:unread can't both be true."),
@@ -284,7 +284,7 @@ struct SearchDays: Hashable, Sendable, CustomStringConvertible {
             // After a word, because an exclusion alone cannot run.
             let search = try SearchQuery("invoice " + syntax)
             let changed = search.terms != plain.terms || SearchFlags(search) != SearchFlags(plain)
-                || search.before != nil || search.after != nil
+                || search.before != nil || search.after != nil || search.tags != plain.tags
             #expect(changed, "\(syntax) changes nothing")
         }
     }

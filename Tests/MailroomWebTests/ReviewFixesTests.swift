@@ -38,7 +38,7 @@ import Testing
 
     @Test func theMessagePageSaysWhereItWasShown() throws {
         let html = try app.get("/messages/\(app.anyID("Alpha"))").html
-        #expect(html.components(separatedBy: "<input type=\"hidden\" name=\"from\" value=\"inbox\">").count - 1 == 2)
+        #expect(html.components(separatedBy: "<input type=\"hidden\" name=\"from\" value=\"inbox\">").count - 1 == 3)
     }
 
     @Test func theEditFormsDefaultButtonOnlyKeepsTheTicks() throws {

@@ -177,6 +177,7 @@ extension MailroomApp {
             ("date", .string(Formatting.iso8601(message.createdAt))),
             ("unread", .bool(message.isUnread)),
             ("flagged", .bool(message.isFlagged)),
+            ("tags", .array(message.tags.map { .string($0) })),
             ("preview", .string(Formatting.preview(message.body))),
         ])
     }
@@ -217,10 +218,15 @@ extension MailroomApp {
     /// "inbox", "revision": R}` (or `"all": true` for a whole mailbox).
     private func apiAct(_ action: APIAction, _ request: Request) throws(HTTPError) -> Response {
         let target = try APITarget(request)
+        var tags: [String] = []
+        if action == .tag || action == .untag {
+            tags = try Self.tags(in: request)
+        }
+        let command = action.command(tags: tags)
         let outcome: Mailroom.Tally
         switch target {
         case .ids(let ids):
-            outcome = try Self.serving { () throws(ServiceError) in try service.run(action.command, on: ids, pageSize: pageSize) }
+            outcome = try Self.serving { () throws(ServiceError) in try service.run(command, on: ids, pageSize: pageSize) }
         case .query(let text, let slug, let revision, let all):
             let box = try apiMailbox(slug)
             // A whole mailbox only when asked for in so many words: a search that narrows
@@ -230,13 +236,35 @@ extension MailroomApp {
             }
             let asOf = revision ?? store.revision
             outcome = try Self.serving { () throws(ServiceError) in
-                try service.run(action.command, matching: all ? "" : text, in: box, asOf: asOf, pageSize: pageSize)
+                try service.run(command, matching: all ? "" : text, in: box, asOf: asOf, pageSize: pageSize)
             }
         }
         return Self.json(.object([
             ("action", .string(action.rawValue)), ("changed", .int(outcome.changed)), ("gone", .int(outcome.gone)),
             ("revision", .number(store.revision)),
         ]))
+    }
+
+    /// The valid tag names of a JSON body's `tags` array; none at all is refused.
+    static func tags(in request: Request) throws(HTTPError) -> [String] {
+        let body: JSON
+        do {
+            body = try JSON.parse(request.body)
+        } catch {
+            throw HTTPError(.badRequest, error.message)
+        }
+        guard case .array(let values)? = body["tags"] else {
+            throw HTTPError(.badRequest, "Name the tags in “tags”: an array of names.")
+        }
+        var names: [String] = []
+        for value in values {
+            guard case .string(let name) = value, let cleaned = Tag.cleaned(name) else {
+                throw HTTPError(.badRequest, "Each tag is a name of letters, digits, spaces, - _ . and @.")
+            }
+            names.append(cleaned)
+        }
+        guard !names.isEmpty else { throw HTTPError(.badRequest, "Name at least one tag in “tags”.") }
+        return Tag.unique(names)
     }
 
     // MARK: Importing

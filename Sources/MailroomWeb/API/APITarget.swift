@@ -4,10 +4,13 @@ import MailroomService
 
 /// What `POST /api/v1/messages/ACTION` can do, as the toolbar's buttons do it.
 enum APIAction: String, CaseIterable {
-    case read, unread, flag, unflag, delete
+    case read, unread, flag, unflag, delete, tag, untag
 
-    var command: ListCommand {
+    /// The command, with the tags a tag or untag action names (`"tags": ["a", "b"]`).
+    func command(tags: [String]) -> ListCommand {
         switch self {
+        case .tag: .tag(tags)
+        case .untag: .untag(tags)
         case .read: .markRead
         case .unread: .markUnread
         case .flag: .flag
