@@ -10,6 +10,8 @@ public enum JSON: Equatable, Sendable {
     case array([JSON])
     /// Keys in the order written, so answers read the same every time.
     case object([(String, JSON)])
+    /// A value already written as JSON text (a kept row of a list), put in as it is; never read.
+    case written([UInt8])
 
     public static func == (lhs: JSON, rhs: JSON) -> Bool {
         switch (lhs, rhs) {
@@ -20,6 +22,7 @@ public enum JSON: Equatable, Sendable {
         case (.string(let a), .string(let b)): a == b
         case (.array(let a), .array(let b)): a == b
         case (.object(let a), .object(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        case (.written(let a), .written(let b)): a == b
         default: false
         }
     }
@@ -57,6 +60,7 @@ public enum JSON: Equatable, Sendable {
             let part = thousandths % 1000
             out += ((value < 0 ? "-" : "") + "\(thousandths / 1000)." + (part < 10 ? "00" : part < 100 ? "0" : "") + "\(part)").utf8
         case .string(let value): Self.quote(value, into: &out)
+        case .written(let bytes): out += bytes
         case .array(let values):
             out.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {

@@ -279,6 +279,13 @@ import Testing
 
 /// The JSON the API writes and reads.
 @Suite struct JSONTests {
+    @Test func aValueWrittenBeforeGoesInAsItIsAndReadsBackAsTheSame() throws {
+        let row = JSON.object([("ID", .string("7")), ("Tags", .array([.string("a <b>")]))])
+        let list = JSON.object([("messages", .array([.written(row.bytes), .written(row.bytes)]))])
+        #expect(list.text == #"{"messages":["# + row.text + "," + row.text + "]}")
+        #expect(try JSON.parse(list.bytes) == .object([("messages", .array([row, row]))]))
+    }
+
     @Test func writtenJSONIsReadBackByFoundation() throws {
         let text = "quote \" backslash \\ tab \t newline \n control \u{1} tag <b> emoji 👋 separator \u{2028}"
         let value = JSON.object([("text", .string(text)), ("n", .number(-42)), ("list", .array([.bool(true), .null]))])

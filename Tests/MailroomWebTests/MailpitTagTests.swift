@@ -72,4 +72,23 @@ import Testing
         #expect(try json(try call(.get, "/api/v1/tags")) == (try JSON.parse(Array(#"["Team B"]"#.utf8))))
         #expect(try call(.put, "/api/v1/tags/Team%20B", body: #"{"Name":"%%"}"#).status.code == 400)
     }
+
+    @Test func aRowWrittenForOneListIsWrittenAnewOnceItsMessageChanges() throws {
+        let id = try receive("Kept row")
+        let path = "/api/v1/messages?limit=1"
+        let first = try json(try call(.get, path))["messages"]
+        #expect(first == .array([try json(try call(.get, path + "&again=1"))["messages"]?.arrayFirst ?? .null]))
+        _ = try call(.put, "/api/v1/tags", body: #"{"IDs":["\#(id)"],"Tags":["later"]}"#)
+        _ = try call(.put, "/api/v1/messages", body: #"{"IDs":["\#(id)"],"Read":true}"#)
+        let row = try json(try call(.get, path + "&after=change"))["messages"]?.arrayFirst
+        #expect(row?["Tags"] == .array([.string("later")]))
+        #expect(row?["Read"] == .bool(true))
+    }
+}
+
+extension JSON {
+    fileprivate var arrayFirst: JSON? {
+        guard case .array(let values) = self else { return nil }
+        return values.first
+    }
 }

@@ -20,6 +20,8 @@ public final class MailpitApp: Sendable {
     let answers = RevisionCache<String, Response>(maxEntries: 256, maxCost: 8 << 20)
     /// The version `/api/v1/info` reports.
     let version: String
+    /// List rows written earlier (`SummaryCache`).
+    let summaries = SummaryCache()
     /// When this door opened, for `/api/v1/info`'s uptime.
     let startedAt: Int64
 

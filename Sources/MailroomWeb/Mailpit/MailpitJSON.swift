@@ -77,8 +77,7 @@ enum MailpitJSON {
     /// Mailpit's list envelope: the mailbox's counts (kept counters), the matches' count, and
     /// where this page starts.
     static func list(
-        _ rows: [Message], mail: [MessageID: MailSummary], inbox: MailboxSummary, matches: Int, unreadMatches: Int, start: Int,
-        tags: [TagSummary]
+        _ rows: [JSON], inbox: MailboxSummary, matches: Int, unreadMatches: Int, start: Int, tags: [TagSummary]
     ) -> JSON {
         .object([
             ("total", .int(inbox.count)),
@@ -88,7 +87,7 @@ enum MailpitJSON {
             ("messages_unread", .int(unreadMatches)),
             ("start", .int(start)),
             ("tags", .array(tags.map { .string($0.name) })),
-            ("messages", .array(rows.map { summary($0, mail[$0.id]) })),
+            ("messages", .array(rows)),
         ])
     }
 

@@ -83,8 +83,8 @@ extension MailpitApp {
         let inbox = try inboxSummary()
         let (rows, mail) = try page(nil, text: "", start: start, limit: limit, total: inbox.count)
         return Self.json(MailpitJSON.list(
-            rows, mail: mail, inbox: inbox, matches: inbox.count, unreadMatches: inbox.unreadCount, start: start,
-            tags: try web.tags(in: .inbox)))
+            summaries.summaries(rows, mail: mail), inbox: inbox, matches: inbox.count, unreadMatches: inbox.unreadCount,
+            start: start, tags: try web.tags(in: .inbox)))
     }
 
     /// `GET /api/v1/search?query=…&start=0&limit=50`.
@@ -102,7 +102,8 @@ extension MailpitApp {
         }
         let (rows, mail) = limit == 0 ? ([], [:]) : try page(search, text: search.text, start: start, limit: limit, total: matches)
         return Self.json(MailpitJSON.list(
-            rows, mail: mail, inbox: inbox, matches: matches, unreadMatches: unread, start: start, tags: try web.tags(in: .inbox)))
+            summaries.summaries(rows, mail: mail), inbox: inbox, matches: matches, unreadMatches: unread, start: start,
+            tags: try web.tags(in: .inbox)))
     }
 
     /// `start` and `limit` as Mailpit reads them: a negative or unreadable value is the default.
