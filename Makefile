@@ -22,12 +22,13 @@ INSTALL_PACKAGES := $(RUN_PACKAGES) patchelf dpkg-dev
 BENCH_PACKAGES := $(RUN_PACKAGES) wrk nginx curl postfix
 # Java runs the Nu Html Checker, pip fetches it and axe-core (pinned wheels, nothing installed),
 # pdftotext reads the text Chromium paints (CSS counters are in no DOM or accessibility tree);
-# the sqlite3 shell checks files as another process would; w3m reads the pages as a text browser.
+# the sqlite3 shell checks files as another process would; w3m reads the pages as a text browser;
+# Postfix's smtp-sink is the relay that outbound mail is checked against.
 TEST_PACKAGES := $(RUN_PACKAGES) chromium chromium-driver python3-selenium python3-pytest \
                  python3-pip default-jre-headless poppler-utils sqlite3 swaks openssl w3m tzdata \
-                 patchelf dpkg-dev systemd groff-base python3-venv
+                 patchelf dpkg-dev systemd groff-base python3-venv postfix
 
-.PHONY: install install-deps deb package-test compat-test run build release test unit-test browser-test screenshots bench fuzz fuzz-http fuzz-smtp fuzz-mime deps test-deps bench-deps test-tools clean
+.PHONY: install install-deps deb package-test compat-test relay-test run build release test unit-test browser-test screenshots bench fuzz fuzz-http fuzz-smtp fuzz-mime deps test-deps bench-deps test-tools clean
 
 run: deps release
 	./.build/release/mailroom --host $(HOST) --port $(PORT) --smtp-port $(SMTP_PORT) $(RUN_ARGS)
@@ -38,7 +39,7 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-test: test-deps unit-test browser-test compat-test package-test
+test: test-deps unit-test browser-test compat-test relay-test package-test
 
 # Unit, web-layer and end-to-end HTTP tests; the process tests need the debug binary first.
 unit-test: test-deps
@@ -58,6 +59,12 @@ compat-test: test-deps
 	$(SWIFT) build
 	@./scripts/fetch-compat-clients
 	TZ=UTC MAILROOM_BIN=$(CURDIR)/.build/debug/mailroom .build/compat-venv/bin/python -m pytest -q -p no:cacheprovider Tests/Compat
+
+# Release, forward and relay through Postfix's smtp-sink, checked byte for byte, and the queue
+# across a 4xx, a 5xx, a lost answer and kill -9.
+relay-test: test-deps
+	$(SWIFT) build
+	TZ=UTC MAILROOM_BIN=$(CURDIR)/.build/debug/mailroom $(PYTHON) -m pytest -q -p no:cacheprovider Tests/Relay
 
 # make install into a staging folder and make deb, both from the debug build (the layout is the
 # same), then the installed binary, the unit (systemd-analyze verify), the man page and the

@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "MailroomStore", dependencies: ["MailroomCore", "CSQLite"]),
         // The application: mail intake, list commands, import, retention, the group commit, the
         // change feed and metrics, over the store. Knows no protocol: neither HTTP nor HTML.
-        .target(name: "MailroomService", dependencies: ["MailroomCore", "MailroomStore", "MailroomMail"]),
+        .target(name: "MailroomService", dependencies: ["MailroomCore", "MailroomStore", "MailroomMail", "CivilDate"]),
         // Routes, forms and pages: a pure (Request) -> Response function over the service.
         .target(name: "MailroomWeb", dependencies: ["MailroomService", "MailroomCore", "MailroomStore", "MailroomMail", "HTML", "HTTP", "SMTP", "CivilDate"]),
         .executableTarget(

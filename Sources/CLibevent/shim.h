@@ -18,6 +18,8 @@
 #include <event2/thread.h>
 #include <event2/listener.h>
 #include <event2/bufferevent_ssl.h>
+// libevent's resolver, so the webhook client looks names up without blocking its loop.
+#include <event2/dns.h>
 
 #include <openssl/ssl.h>
 #include <openssl/err.h>
@@ -25,5 +27,11 @@
 // Macros Swift does not import, as values it can.
 static const int mailroom_ssl_filetype_pem = SSL_FILETYPE_PEM;
 static const int mailroom_bev_ssl_accepting = BUFFEREVENT_SSL_ACCEPTING;
+static const int mailroom_bev_ssl_connecting = BUFFEREVENT_SSL_CONNECTING;
+
+// SSL_set_tlsext_host_name is a macro over SSL_ctrl: the name a client asks for by SNI.
+static inline int mailroom_ssl_set_server_name(SSL *ssl, const char *name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
+}
 
 #endif

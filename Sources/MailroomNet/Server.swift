@@ -29,6 +29,8 @@ public final class Server: Sendable {
 
     private struct State {
         var stoppers: [LoopStopper] = []
+        /// The loops running, for clients that send on them (`relayClient`).
+        var loops: [RunningLoop] = []
         var threads: [pthread_t] = []
         var started = false
         /// Loops that could not start, reported by their threads.
@@ -95,8 +97,12 @@ public final class Server: Sendable {
             let job = LoopJob(
                 socket: socket, mail: mail.flatMap { shared in mailSocket.map { ($0, shared) } }, configuration: configuration, handler: handler, mayWait: mayWait, errorPage: errorPage,
                 log: log, admission: admission, refusals: refusals, housekeeping: index == 0 ? housekeeping : nil, events: events,
-                onReady: { stopper in
-                    self.state.withLock { $0.stoppers.append(stopper) }
+                onReady: { loop in
+                    let running = RunningLoop(loop)
+                    self.state.withLock { state in
+                        state.stoppers.append(running.loop.stopper)
+                        state.loops.append(running)
+                    }
                     ready.signal()
                 },
                 onFailure: { error in
@@ -116,10 +122,23 @@ public final class Server: Sendable {
         }
     }
 
+    /// A client that sends mail to `configuration`'s relay on the first loop; nil before the
+    /// loops have started.
+    public func relayClient(_ configuration: RelayConfiguration) -> RelayClient? {
+        state.withLock { $0.loops.first }.map { RelayClient(configuration: configuration, loop: $0.loop) }
+    }
+
+    /// A client that makes webhook calls on the first loop; nil before the loops have started.
+    public func webhookClient(trustedCertificates: String?, timeoutSeconds: Int) -> WebhookClient? {
+        state.withLock { $0.loops.first }.map {
+            WebhookClient(loop: $0.loop, trustedCertificates: trustedCertificates, timeoutSeconds: timeoutSeconds)
+        }
+    }
+
     /// Stops every loop after the callbacks it is running, and waits for their threads.
     public func stop() {
         let (stoppers, threads) = state.withLock { state in
-            defer { state.stoppers = []; state.threads = [] }
+            defer { state.stoppers = []; state.threads = []; state.loops = [] }
             return (state.stoppers, state.threads)
         }
         for stopper in stoppers { stopper.stop() }
@@ -141,14 +160,14 @@ private final class LoopJob: @unchecked Sendable {
     let refusals: RefusalLog
     let housekeeping: Housekeeping?
     let events: EventHub?
-    let onReady: @Sendable (LoopStopper) -> Void
+    let onReady: @Sendable (EventLoop) -> Void
     let onFailure: @Sendable (ServerError) -> Void
 
     init(
         socket: Int32, mail: (socket: Int32, shared: MailShared)?, configuration: ServerConfiguration, handler: @escaping Handler, mayWait: @escaping WaitPredicate,
         errorPage: @escaping ErrorHandler, log: AccessLog, admission: Admission, refusals: RefusalLog,
         housekeeping: Housekeeping?, events: EventHub?,
-        onReady: @escaping @Sendable (LoopStopper) -> Void, onFailure: @escaping @Sendable (ServerError) -> Void
+        onReady: @escaping @Sendable (EventLoop) -> Void, onFailure: @escaping @Sendable (ServerError) -> Void
     ) {
         self.socket = socket
         self.mail = mail
@@ -175,7 +194,17 @@ private final class LoopJob: @unchecked Sendable {
             onFailure(error)
             return
         }
-        onReady(loop.stopper)
+        onReady(loop)
         loop.run()
+    }
+}
+
+/// A loop that has started, held for clients that send on it: its base is safe to schedule on
+/// from any thread (libevent's locking is on), and the rest is touched only on its own thread.
+final class RunningLoop: @unchecked Sendable {
+    let loop: EventLoop
+
+    init(_ loop: EventLoop) {
+        self.loop = loop
     }
 }

@@ -17,6 +17,8 @@ extension Mailroom {
         commits.expect()
         var mail = Self.incoming(raw, from: sender, to: recipients, peer: peer)
         let tagging = self.tagging.withLock { $0 }
+        let relay = self.relay.withLock { $0 }.flatMap { $0.relayAll || $0.relayMatching != nil ? $0 : nil }
+        let webhooks = self.webhooks.withLock { $0 }
         mail.tags = tagging.tags(of: mail, recipients: recipients)
         let time = now()
         let outcome = Outcome()
@@ -28,7 +30,13 @@ extension Mailroom {
                 // Only these mailboxes change: the others' cached pages stay.
                 outcome.entry?.touched = Set(boxes.isEmpty ? [.inbox] : boxes)
                 let ids = try transaction.addMail(mail, to: boxes, at: time)
-                try Self.applyRules(tagging.rules, to: Array(zip(ids, boxes.isEmpty ? [.inbox] : boxes)), transaction)
+                let copies = Array(zip(ids, boxes.isEmpty ? [.inbox] : boxes))
+                let ruled = try Self.applyRules(tagging.rules, to: copies, transaction)
+                if let webhooks {
+                    try Self.announce(copies, mail: mail, tags: Tag.unique(mail.tags + ruled), webhooks, at: time, transaction)
+                    outcome.announced = true
+                }
+                if let relay, try Self.passOn(copies, to: recipients, relay, at: time, transaction) { outcome.relayed = true }
                 outcome.ids = ids
                 return true
             } catch {
@@ -41,6 +49,8 @@ extension Mailroom {
             if let failure = entry.saveFailure ?? outcome.failure {
                 finish(.failure(failure))
             } else if let ids = outcome.ids {
+                if outcome.relayed { self.wakeOutbound() }
+                if outcome.announced { self.webhookWake.withLock { $0 }?() }
                 finish(.success(ids))
             } else {
                 finish(.failure(.unavailable("The message was not stored.")))
@@ -52,12 +62,31 @@ extension Mailroom {
 
     /// Gives each new copy the tags of the rules its mailbox's search finds it by, in the
     /// commit that stores it.
-    static func applyRules(_ rules: [TagRule], to copies: [(MessageID, MailboxID)], _ transaction: Transaction) throws(StoreError) {
+    /// The tags the rules gave.
+    @discardableResult
+    static func applyRules(_ rules: [TagRule], to copies: [(MessageID, MailboxID)], _ transaction: Transaction) throws(StoreError) -> [String] {
+        var given: [String] = []
         for (id, box) in copies {
             for rule in rules where try transaction.matches(rule.query, id: id, in: box) {
                 try transaction.addTags(rule.tags, toMessages: [id])
+                given += rule.tags
             }
         }
+        return given
+    }
+
+    /// `--relay-all` and `--relay-matching`: queues the message, once however many mailboxes
+    /// it went to, to those of its recipients the allow-list lets through. Whether it was.
+    static func passOn(
+        _ copies: [(MessageID, MailboxID)], to recipients: [String], _ policy: RelayPolicy, at time: Int64, _ transaction: Transaction
+    ) throws(StoreError) -> Bool {
+        let allowed = recipients.filter(policy.allows)
+        guard !allowed.isEmpty else { return false }
+        for (id, box) in copies {
+            if let query = policy.relayMatching, !policy.relayAll, try !transaction.matches(query, id: id, in: box) { continue }
+            return try queue(id, to: allowed, cause: "relay", policy: policy, at: time, transaction)
+        }
+        return false
     }
 
     /// What became of one message in its batch: written by the leading thread before the
@@ -65,6 +94,10 @@ extension Mailroom {
     private final class Outcome: @unchecked Sendable {
         var ids: [MessageID]?
         var failure: ServiceError?
+        /// Queued to be passed on (`--relay-all`, `--relay-matching`).
+        var relayed = false
+        /// Webhook calls queued.
+        var announced = false
         weak var entry: GroupCommit.Entry?
     }
 

@@ -34,6 +34,14 @@ public final class Mailroom: Sendable {
     /// The mailboxes and their counts as of a revision: every page names a mailbox, and asking
     /// SQLite each time would cost more than answering a cached page.
     private let directory = Mutex<(revision: Int64, mailboxes: [MailboxSummary])?>(nil)
+    /// What may go out and what goes out on its own (`useRelay`); nil: nothing.
+    let relay = Mutex<RelayPolicy?>(nil)
+    /// Where news of arriving mail goes (`useWebhooks`); nil: nowhere.
+    let webhooks = Mutex<WebhookPolicy?>(nil)
+    /// Tells the webhook queue that calls were queued.
+    let webhookWake = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Tells the outbound queue that mail was queued.
+    let outboundWake = Mutex<(@Sendable () -> Void)?>(nil)
     /// How arriving mail is tagged; set once before the doors open (`useTagging`).
     let tagging = Mutex(Tagging())
     /// A file this service made for itself (the in-memory convenience), removed with it.

@@ -15,6 +15,14 @@ public final class Metrics: Sendable {
     public let smtpOpenSessions = Atomic<Int>(0)
     public let smtpMessagesAccepted = Atomic<Int>(0)
     public let smtpMessagesRefused = Atomic<Int>(0)
+    /// Recipients of outbound mail the relay took, failed for good, and deferred (each try).
+    public let outboundSent = Atomic<Int>(0)
+    public let outboundFailed = Atomic<Int>(0)
+    public let outboundDeferred = Atomic<Int>(0)
+    /// Webhook calls the target took, calls to be tried again, and calls failed for good.
+    public let webhooksDelivered = Atomic<Int>(0)
+    public let webhooksRetried = Atomic<Int>(0)
+    public let webhooksFailed = Atomic<Int>(0)
     /// Clients following a live list right now.
     public let eventClients = Atomic<Int>(0)
 

@@ -4,7 +4,7 @@ import MailroomCore
 public struct Notice: Hashable, Sendable {
     public enum Kind: String, CaseIterable, Sendable {
         case added, deleted, markedRead = "marked-read", markedUnread = "marked-unread"
-        case flagged, unflagged, tagged, untagged, needsTag = "needs-tag", saved, nothingSelected = "nothing-selected", gone
+        case flagged, unflagged, tagged, untagged, needsTag = "needs-tag", queued, saved, nothingSelected = "nothing-selected", gone
         case moved, restored, destroyed, emptied
         case created, renamed, removed, routed
     }
@@ -24,10 +24,12 @@ public struct Notice: Hashable, Sendable {
     public var target: MailboxID?
     /// The tags given or taken away.
     public var tags: [String]
+    /// Where mail was queued to go.
+    public var recipients: [String]
 
     public init(
         _ kind: Kind, count: Int = 0, gone: Int = 0, undo: [MessageID] = [], undoBatch: Int64? = nil, target: MailboxID? = nil,
-        tags: [String] = []
+        tags: [String] = [], recipients: [String] = []
     ) {
         self.kind = kind
         self.count = count
@@ -36,6 +38,7 @@ public struct Notice: Hashable, Sendable {
         self.undoBatch = undoBatch
         self.target = target
         self.tags = tags
+        self.recipients = recipients
     }
 
     /// Whether the notice offers Undo.

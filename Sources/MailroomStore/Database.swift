@@ -190,6 +190,9 @@ final class Database {
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// The rowid the last INSERT gave its row.
+    var lastInsertedRow: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// Forgets the compiled statements, so the connection can close.
     func forgetStatements() {
         compiled = [:]

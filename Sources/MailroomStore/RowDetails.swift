@@ -9,11 +9,14 @@ public struct RowDetails: Equatable, Sendable {
     /// The raw message's size in bytes.
     public var size: Int
     public var hasAttachments: Bool
+    /// Passed on to the relay as it arrived (`--relay-all`, `--relay-matching`).
+    public var isRelayed: Bool
 
-    public init(recipient: String?, size: Int, hasAttachments: Bool) {
+    public init(recipient: String?, size: Int, hasAttachments: Bool, isRelayed: Bool = false) {
         self.recipient = recipient
         self.size = size
         self.hasAttachments = hasAttachments
+        self.isRelayed = isRelayed
     }
 }
 
@@ -30,7 +33,8 @@ extension Reader {
         let statement = try database.cached("""
             SELECT m.id, m.envelope_to, m.to_header, m.size,
                    m.listed_attachments > 0,
-                   b.id, b.name, (SELECT group_concat(pattern, char(10)) FROM addresses WHERE mailbox = b.id)
+                   b.id, b.name, (SELECT group_concat(pattern, char(10)) FROM addresses WHERE mailbox = b.id),
+                   EXISTS (SELECT 1 FROM outbound_mail o WHERE o.message = m.id AND o.cause = 'relay')
             FROM mail m JOIN messages g ON g.id = m.id JOIN mailboxes b ON b.id = g.mailbox
             WHERE m.id IN (SELECT value FROM json_each(?))
             """)
@@ -46,7 +50,8 @@ extension Reader {
             let toHeader = try statement.text(at: 2)
             found[MessageID(try statement.integer(at: 0))] = RowDetails(
                 recipient: routed ?? Self.firstAddress(in: toHeader) ?? recipients.first,
-                size: Int(try statement.integer(at: 3)), hasAttachments: try statement.integer(at: 4) != 0)
+                size: Int(try statement.integer(at: 3)), hasAttachments: try statement.integer(at: 4) != 0,
+                isRelayed: try statement.integer(at: 8) != 0)
         }
         return found
     }

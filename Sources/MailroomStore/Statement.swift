@@ -92,6 +92,16 @@ final class Statement {
         return try text(at: column)
     }
 
+    func blob(at column: Int) throws(StoreError) -> [UInt8] {
+        let index = Int32(column)
+        // An empty blob may read as NULL; both are no bytes.
+        if sqlite3_column_type(handle, index) == SQLITE_NULL { return [] }
+        try expect(SQLITE_BLOB, at: column, "binary data")
+        let count = Int(sqlite3_column_bytes(handle, index))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+
     private func expect(_ type: Int32, at column: Int, _ expected: String) throws(StoreError) {
         let index = Int32(column)
         let found = sqlite3_column_type(handle, index)

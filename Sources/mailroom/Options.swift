@@ -1,5 +1,7 @@
 import Glibc
+import MailroomCore
 import MailroomNet
+import MailroomService
 import MailroomWeb
 import SMTP
 
@@ -52,6 +54,27 @@ struct Options {
     var tagRulesFile: String?
     /// `--tag-plus-addresses`: `name+tag@host` recipients tag their mail (on with `--compat`).
     var tagPlusAddresses = false
+    /// Mail out: nil without `--relay-host`.
+    var relay: RelayOptions?
+    var relayAllowTo: [String] = []
+    var relayAll = false
+    var relayMatching: String?
+    var relayTLS = "verify"
+    var relayAuthFile: String?
+    var relayCAFile: String?
+    var relaySessions = 16
+    var relayTimeout = 60
+    /// `--webhook`: URLs told of each stored message.
+    var webhooks: [String] = []
+    var webhookSecretFile: String?
+    var webhookConcurrency = 4
+    /// `--public-url`: how others reach the pages, for links in webhook calls.
+    var publicURL: String?
+
+    struct RelayOptions {
+        var host: String
+        var port: Int
+    }
 
     struct Problem: Error, CustomStringConvertible {
         let description: String
@@ -126,6 +149,27 @@ struct Options {
           --tag-rules PATH      a file of 'tag1, tag2 = search' lines: arriving mail the search
                                 finds gets the tags (# starts a comment)
           --tag-plus-addresses  mail to name+tag@host gets the tag 'tag' (on with --compat)
+
+        Mail out (nothing leaves without --relay-host and --relay-allow-to):
+          --relay-host HOST:PORT  the SMTP relay that Release, Forward and automatic relay send through
+          --relay-allow-to REGEX  addresses mail may go out to, a regular expression matching a whole
+                                address without regard to case (repeatable; none: no mail goes out)
+          --relay-all           pass every arriving message on to its (allowed) recipients
+          --relay-matching QUERY  pass on arriving mail that this search finds
+          --relay-tls MODE      verify (default: STARTTLS when offered, certificate checked), require,
+                                or none
+          --relay-auth-file PATH  'user:password' for AUTH at the relay (sent only over TLS)
+          --relay-ca-file PATH  also trust the certificate authorities in this PEM file
+          --relay-sessions N    messages sent at once (default 16)
+          --relay-timeout SECONDS  each wait for the relay (default 60)
+
+        Webhooks:
+          --webhook URL         POST a JSON summary of each stored message to this http(s) URL
+                                (repeatable); queued durably, retried, never slowing intake
+          --webhook-secret-file PATH  sign each call: X-Mailroom-Signature: sha256=HMAC of the body
+          --webhook-concurrency N  calls under way at once to one URL (default 4)
+          --public-url URL      how others reach Mailroom, for the links in a call (default:
+                                http://HOST:PORT as it listens)
 
           -h, --help            show this help
 
@@ -218,6 +262,31 @@ struct Options {
                 options.maxAgeSeconds = seconds
             case "--tag-rules": options.tagRulesFile = try value(for: flag)
             case "--tag-plus-addresses": options.tagPlusAddresses = true
+            case "--relay-host":
+                let text = try value(for: flag)
+                guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port),
+                      colon != text.startIndex
+                else { throw Problem(description: "--relay-host is HOST:PORT, such as smtp.example.com:587, not '\(text)'") }
+                var host = String(text[..<colon])
+                if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+                options.relay = RelayOptions(host: host, port: port)
+            case "--relay-allow-to": options.relayAllowTo.append(try value(for: flag))
+            case "--relay-all": options.relayAll = true
+            case "--relay-matching": options.relayMatching = try value(for: flag)
+            case "--relay-tls":
+                let mode = try value(for: flag)
+                guard ["verify", "require", "none"].contains(mode) else {
+                    throw Problem(description: "--relay-tls is verify, require or none, not '\(mode)'")
+                }
+                options.relayTLS = mode
+            case "--relay-auth-file": options.relayAuthFile = try value(for: flag)
+            case "--relay-ca-file": options.relayCAFile = try value(for: flag)
+            case "--relay-sessions": options.relaySessions = try number(for: flag, in: 1...256)
+            case "--relay-timeout": options.relayTimeout = try number(for: flag, in: 1...3_600)
+            case "--webhook": options.webhooks.append(try value(for: flag))
+            case "--webhook-secret-file": options.webhookSecretFile = try value(for: flag)
+            case "--webhook-concurrency": options.webhookConcurrency = try number(for: flag, in: 1...64)
+            case "--public-url": options.publicURL = try value(for: flag)
             case "-h", "--help": options.showHelp = true
             default: throw Problem(description: "unknown option '\(flag)'")
             }
@@ -231,6 +300,39 @@ struct Options {
                      ("--mailhog-port", options.mailhogPort ?? 0)].filter { $0.1 != 0 }
         if Set(ports.map(\.1)).count != ports.count {
             throw Problem(description: ports.map(\.0).joined(separator: ", ") + " need different ports: each door is a listener of its own")
+        }
+        if options.relay == nil && (!options.relayAllowTo.isEmpty || options.relayAll || options.relayMatching != nil
+            || options.relayAuthFile != nil) {
+            throw Problem(description: "--relay-allow-to, --relay-all, --relay-matching and --relay-auth-file need --relay-host")
+        }
+        if options.relayAll && options.relayMatching != nil {
+            throw Problem(description: "--relay-all and --relay-matching exclude each other")
+        }
+        if let problem = RelayPolicy.problem(in: options.relayAllowTo) {
+            throw Problem(description: "--relay-allow-to: " + problem)
+        }
+        if let text = options.relayMatching {
+            let query: SearchQuery
+            do throws(SearchQueryError) {
+                query = try SearchQuery(text)
+            } catch {
+                throw Problem(description: "--relay-matching: " + error.message)
+            }
+            guard !query.isEmpty else { throw Problem(description: "--relay-matching needs a search that narrows, not '\(text)'") }
+        }
+        if options.webhookSecretFile != nil && options.webhooks.isEmpty {
+            throw Problem(description: "--webhook-secret-file needs --webhook")
+        }
+        let ownPorts = Set([options.server.port, options.smtpPort, options.mailpitPort ?? 0, options.mailhogPort ?? 0].filter { $0 != 0 })
+        for url in options.webhooks {
+            guard let target = WebhookTarget(url) else {
+                throw Problem(description: "--webhook takes an http:// or https:// URL with a host, not '\(url)'")
+            }
+            let local = ["localhost", "127.0.0.1", "::1", "0.0.0.0", "::", options.server.host].contains(target.host.lowercased())
+                || target.host.hasPrefix("127.")
+            if local && ownPorts.contains(target.port) {
+                throw Problem(description: "--webhook \(url) points at one of Mailroom's own ports: a call would come back to it")
+            }
         }
         if (options.smtpCertificate == nil) != (options.smtpKey == nil) {
             throw Problem(description: "--smtp-tls-cert and --smtp-tls-key go together")

@@ -8,6 +8,7 @@ import MailroomService
 import MailroomStore
 import MailroomWeb
 import SMTP
+import Synchronization
 
 // Flags, wiring and signals; everything else lives in the libraries.
 
@@ -146,6 +147,60 @@ if options.tagRulesFile != nil || options.tagPlusAddresses {
     app.service.useTagging(Tagging(plusAddresses: options.tagPlusAddresses, rules: rules))
 }
 
+// Mail out: the rules first, so mail arriving from the first moment is passed on as it should be.
+let machineName: String = {
+    var name = [CChar](repeating: 0, count: 256)
+    guard gethostname(&name, name.count) == 0 else { return "mailroom" }
+    let text = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return text.isEmpty ? "mailroom" : text
+}()
+var relayLogin: RelayLogin?
+if options.relay != nil {
+    if let file = options.relayAuthFile {
+        let line = (try? Source.contents(of: file, upTo: 4_096)).map { String(decoding: $0, as: UTF8.self) }?
+            .split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first { !$0.hasPrefix("#") && !$0.isEmpty }
+        guard let line, let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
+            Console.error("--relay-auth-file \(file): cannot read a 'user:password' line from it")
+            store.close()
+            exit(1)
+        }
+        relayLogin = RelayLogin(user: String(line[..<colon]), password: String(line[line.index(after: colon)...]))
+    }
+    let matching = options.relayMatching.flatMap { try? SearchQuery($0) }
+    app.service.useRelay(RelayPolicy(
+        allowedRecipients: options.relayAllowTo, relayAll: options.relayAll, relayMatching: matching, hostName: machineName))
+    if options.relayAllowTo.isEmpty {
+        Console.error("warning: --relay-host without --relay-allow-to: no mail will go out")
+    }
+}
+
+// Webhooks: the rules first too, so mail arriving from the first moment is announced. Links in
+// a call name the pages as others reach them; the port is known once the server listens.
+final class PublicBase: Sendable {
+    let value: Mutex<String>
+    init(_ value: String) { self.value = Mutex(value) }
+}
+let publicBase = PublicBase(options.publicURL ?? "")
+var webhookPolicy: WebhookPolicy?
+if !options.webhooks.isEmpty {
+    var secret: [UInt8]?
+    if let file = options.webhookSecretFile {
+        let line = (try? Source.contents(of: file, upTo: 4_096)).map { String(decoding: $0, as: UTF8.self) }?
+            .split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first
+        guard let line, !line.isEmpty else {
+            Console.error("--webhook-secret-file \(file): cannot read a secret from its first line")
+            store.close()
+            exit(1)
+        }
+        secret = Array(line.utf8)
+    }
+    let policy = WebhookPolicy(
+        targets: options.webhooks, secret: secret, concurrency: options.webhookConcurrency,
+        encode: MailroomApp.webhookBody(baseURL: { [publicBase] in publicBase.value.withLock { $0 } }))
+    app.service.useWebhooks(policy)
+    webhookPolicy = policy
+}
+
 let mail: MailService?
 do {
     mail = try MailSetup.service(options: options, app: app)
@@ -234,12 +289,49 @@ if let port = options.mailhogPort {
     openDoor("--mailhog-port", "MailHog", port: port, mayStore: mailhog.mayStore(_:), handler: mailhog.respond(to:))
 }
 
+var outbound: OutboundQueue?
+if let relay = options.relay {
+    let configuration = RelayConfiguration(
+        host: relay.host, port: relay.port, tls: RelayTLS(rawValue: options.relayTLS) ?? .verify,
+        trustedCertificates: options.relayCAFile, login: relayLogin, heloName: machineName, timeoutSeconds: options.relayTimeout)
+    guard let client = server.relayClient(configuration) else {
+        Console.error("--relay-host: the server's loops are not running")
+        exit(1)
+    }
+    let queue = OutboundQueue(service: app.service, sender: client, sessions: options.relaySessions, log: { Console.out($0) })
+    do throws(ServiceError) {
+        try queue.start()
+    } catch {
+        Console.error("--relay-host: cannot start the outbound queue: \(error.message)")
+        exit(1)
+    }
+    outbound = queue
+    Console.out("Mail out through \(relay.host):\(relay.port) (\(options.relaySessions) at once, TLS \(options.relayTLS))")
+}
+
+if options.publicURL == nil {
+    let host = options.server.host == "0.0.0.0" || options.server.host == "::" ? machineName : shownHost
+    publicBase.value.withLock { $0 = "http://\(host):\(server.port)" }
+}
+var webhookQueue: WebhookQueue?
+if let policy = webhookPolicy {
+    guard let client = server.webhookClient(trustedCertificates: options.relayCAFile, timeoutSeconds: 30) else {
+        Console.error("--webhook: the server's loops are not running")
+        exit(1)
+    }
+    let queue = WebhookQueue(service: app.service, sender: client, policy: policy, log: { Console.out($0) })
+    queue.start()
+    webhookQueue = queue
+}
+
 let retention = RetentionPolicy(maxMessages: options.maxMessages, maxAgeSeconds: options.maxAgeSeconds)
 let retentionTimer = Retention.start(retention, service: app.service)
 
 var received: Int32 = 0
 sigwait(&stopSignals, &received)
 retentionTimer?.cancel()
+outbound?.stop()
+webhookQueue?.stop()
 Console.out("mailroom: signal \(received), shutting down")
 for door in doors { door.stop() }
 server.stop()

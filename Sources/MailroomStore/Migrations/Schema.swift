@@ -21,6 +21,7 @@ enum Schema {
         migration9,
         migration10,
         migration11,
+        migration12,
     ]
 
     static var currentVersion: Int32 { migrations.last?.version ?? 0 }

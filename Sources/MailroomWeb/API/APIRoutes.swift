@@ -52,6 +52,9 @@ extension MailroomApp {
         routes.add(prefix + "wait", info: (), [.get: { app, request, _ throws(HTTPError) in try app.apiWait(request) }])
         routes.add(prefix + "import", info: (), [.post: { app, request, _ throws(HTTPError) in try app.apiImport(request) }])
         // The actions' names go before the capture of an id, which would otherwise take them.
+        routes.add(prefix + "messages/release", info: (), [
+            .post: { app, request, _ throws(HTTPError) in try app.apiRelease(request) },
+        ])
         for action in APIAction.allCases {
             routes.add(prefix + "messages/" + action.rawValue, info: (), [
                 .post: { app, request, _ throws(HTTPError) in try app.apiAct(action, request) },
@@ -265,6 +268,43 @@ extension MailroomApp {
         }
         guard !names.isEmpty else { throw HTTPError(.badRequest, "Name at least one tag in “tags”.") }
         return Tag.unique(names)
+    }
+
+    /// `POST /api/v1/messages/release` with `"to"` (addresses, as a string or an array) and
+    /// the messages as for the other actions: queued for the relay, answered `queued` and `gone`.
+    private func apiRelease(_ request: Request) throws(HTTPError) -> Response {
+        let target = try APITarget(request)
+        let to: String
+        do {
+            switch try JSON.parse(request.body)["to"] {
+            case .string(let text)?: to = text
+            case .array(let values)?:
+                to = values.compactMap { value -> String? in
+                    if case .string(let text) = value { return text }
+                    return nil
+                }.joined(separator: ",")
+            default: throw HTTPError(.badRequest, "Name the addresses to send to in “to”.")
+            }
+        } catch let error as HTTPError {
+            throw error
+        } catch {
+            throw HTTPError(.badRequest, "The body must be JSON.")
+        }
+        let outcome: Mailroom.Tally
+        switch target {
+        case .ids(let ids):
+            outcome = try Self.serving { () throws(ServiceError) in try service.release(ids, to: to, cause: "api") }
+        case .query(let text, let slug, let revision, let all):
+            let box = try apiMailbox(slug)
+            guard try Self.apiQuery(text) != nil || all else {
+                throw HTTPError(.badRequest, "Name the messages: “ids”, a search in “q”, or \"all\": true for the whole mailbox.")
+            }
+            let asOf = revision ?? store.revision
+            outcome = try Self.serving { () throws(ServiceError) in
+                try service.release(matching: all ? "" : text, in: box, asOf: asOf, to: to, cause: "api")
+            }
+        }
+        return Self.json(.object([("action", .string("release")), ("queued", .int(outcome.changed)), ("gone", .int(outcome.gone))]))
     }
 
     // MARK: Importing

@@ -30,6 +30,10 @@ enum Paths {
     /// A mailed message exactly as it arrived, as a download.
     static func rawMail(_ id: MessageID) -> String { "/messages/\(id)/raw" }
 
+    /// Release… for a list's selection, and Forward… for one message.
+    static func release(_ id: MailboxID) -> String { "/mailboxes/\(id.slug)/release" }
+    static func forward(_ id: MessageID) -> String { "/messages/\(id)/forward" }
+
     static func deleteMailbox(_ id: MailboxID) -> String { "/mailboxes/\(id.slug)/delete" }
 
     /// A mailbox as seen in `state`, with an optional notice about what just happened.

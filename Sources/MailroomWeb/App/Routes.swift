@@ -47,6 +47,10 @@ extension MailroomApp {
                 try app.changeList(try app.mailboxID(parameters["slug"]), request: request)
             },
         ])
+        routes.add("/mailboxes/:slug/release", info: .signedIn, [
+            .get: { app, request, parameters throws(HTTPError) in try app.showRelease(try app.mailboxID(parameters["slug"]), request: request) },
+            .post: { app, request, parameters throws(HTTPError) in try app.release(try app.mailboxID(parameters["slug"]), request: request) },
+        ])
         routes.add("/mailboxes/:slug/delete", info: .signedIn, [
             .get: { app, _, parameters throws(HTTPError) in try app.showDeleteMailbox(try app.mailboxID(parameters["slug"])) },
             .post: { app, request, parameters throws(HTTPError) in
@@ -60,6 +64,10 @@ extension MailroomApp {
             .post: { app, request, parameters throws(HTTPError) in
                 try app.changeMessage(try messageID(parameters), request: request)
             },
+        ])
+        routes.add("/messages/:id/forward", info: .signedIn, [
+            .get: { app, _, parameters throws(HTTPError) in try app.showForward(try messageID(parameters)) },
+            .post: { app, request, parameters throws(HTTPError) in try app.forward(try messageID(parameters), request: request) },
         ])
         routes.add("/messages/:id/html", info: .signedIn, [
             .get: { app, request, parameters throws(HTTPError) in try app.showMailHTML(try messageID(parameters), request: request) },

@@ -80,6 +80,9 @@ extension ListPage {
             }
             moveControl()
             tagControl()
+            if canRelay {
+                bulkButton("release", "Release…")
+            }
             // The server's count is the button's name; the stylesheet paints the live number of
             // ticks over it (Chromium leaves counters out of accessible names: "Delete ()").
             let label = isTrash ? "Delete Permanently" : "Delete"

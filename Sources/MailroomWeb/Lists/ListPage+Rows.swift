@@ -108,6 +108,10 @@ extension ListPage {
                 " "
             }
             span(.class("size")) { Formatting.size(details.size) }
+            if details.isRelayed {
+                " "
+                span(.class("relayed"), .title("Passed on to the relay as it arrived")) { "Relayed" }
+            }
             if details.hasAttachments {
                 " "
                 // A picture with a name: the glyph for the eye, "Has attachments" for screen readers.

@@ -10,6 +10,8 @@ struct ListPage {
     let mailbox: MailboxSummary
     /// The tags in this mailbox, with their counts.
     var tags: [TagSummary] = []
+    /// Whether Mailroom has a relay, so that Release… is offered.
+    var canRelay = false
     /// The rows this page shows, with what lies beyond them.
     let slice: ListSlice
     let state: ListState

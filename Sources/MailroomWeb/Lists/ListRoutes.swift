@@ -119,6 +119,7 @@ extension MailroomApp {
             notice: notice, now: now, rows: rows, token: token, draft: draft, problems: problems)
         page.allCount = page.state.allAsOf == nil ? nil : allCount
         page.tags = try tags(in: box)
+        page.canRelay = canRelay
         page.searchProblem = searchProblem
         let html = page.render()
         // Room for a few pages of every mailbox in about two ways (browsing and editing).
@@ -148,6 +149,13 @@ extension MailroomApp {
             return .seeOther(Paths.mailbox(box, state.moved(to: .top, start: 1), notice: Notice(.added)))
         }
 
+        // Release… asks where to on a page of its own, with the selection in its address.
+        if form["action"] == "release" {
+            guard !state.selection.isEmpty || state.allAsOf != nil else {
+                return .seeOther(Paths.mailbox(box, state, notice: Notice(.nothingSelected)))
+            }
+            return .seeOther(Paths.release(box) + "?" + ListQuery.fields(for: state).urlEncoded)
+        }
         let command = try ListCommand(form: form)
         let pageSize = pageSize
         if command.changesNothing {

@@ -10,7 +10,8 @@ extension Notice {
             kind, count: Self.number(query["n"]), gone: Self.number(query["gone"]),
             undo: (try? IDList.decode(query.all("undo"), field: "undo")) ?? [],
             undoBatch: query["batch"].flatMap { Int64($0) }, target: query["to"].flatMap { MailboxID(slug: $0) },
-            tags: Tag.list(query["tags"] ?? ""))
+            tags: Tag.list(query["tags"] ?? ""),
+            recipients: (query["rcpt"] ?? "").split(separator: ",").prefix(RelayPolicy.maximumRecipients).map(String.init))
     }
 
     private static func number(_ text: String?) -> Int {
@@ -25,6 +26,7 @@ extension Notice {
         if !undo.isEmpty { query.append("undo", IDList.encode(undo)) }
         if let undoBatch { query.append("batch", String(undoBatch)) }
         if !tags.isEmpty { query.append("tags", tags.joined(separator: ",")) }
+        if !recipients.isEmpty { query.append("rcpt", recipients.joined(separator: ",")) }
     }
 
     /// The sentence shown, with mailbox names looked up in `mailboxes`.
@@ -38,6 +40,7 @@ extension Notice {
         case .unflagged: "\(Self.messages(count)) unflagged."
         case .tagged: "\(Self.messages(count)) tagged \(Self.names(tags))."
         case .untagged: "\(Self.names(tags)) taken off \(Self.messages(count))."
+        case .queued: "\(Self.messages(count)) queued to go out to \(recipients.joined(separator: ", "))."
         case .needsTag: "Write a tag first: letters, digits, spaces, - _ . and @ (commas between several)."
         case .saved: "Changes saved."
         case .nothingSelected: "Select one or more messages first."

@@ -35,9 +35,7 @@ extension MailpitApp {
             },
         ])
         routes.add(v1 + "message/:id/release", info: (), [
-            .post: { _, _, _ throws(HTTPError) in
-                throw HTTPError(.badRequest, "Mailroom has no relay configured, so it cannot release a message yet.")
-            },
+            .post: { app, request, parameters throws(HTTPError) in try app.release(try app.id(parameters["id"], request), request) },
         ])
         routes.add(v1 + "send", info: (), [.post: { app, request, _ in app.sendAnswer(request) }])
         routes.add("/view/:file", info: (), [.get: { app, request, parameters throws(HTTPError) in try app.view(parameters["file"], request) }])

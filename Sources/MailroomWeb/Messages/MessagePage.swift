@@ -1,6 +1,7 @@
 import HTML
 import MailroomCore
 import MailroomService
+import MailroomStore
 
 /// One message in full, with its actions and a form to edit it.
 struct MessagePage {
@@ -15,6 +16,10 @@ struct MessagePage {
     var problems: [String] = []
     /// What a message that arrived over SMTP adds: addresses, views, attachments.
     var mail: MailSection?
+    /// Whether Mailroom has a relay, so that Forward… is offered.
+    var canRelay = false
+    /// Where the message was sent on to, and how each went.
+    var outbound: [OutboundRow] = []
 
     func render() -> [UInt8] {
         let shown = draft ?? Draft(subject: message.subject, body: message.body)
@@ -70,6 +75,12 @@ struct MessagePage {
                     if let mail, !mail.listedAttachments.isEmpty {
                         mail.attachments
                     }
+                    if canRelay {
+                        p(.class("forward")) { a(.class("button"), .href(Paths.forward(message.id)), .id("forward")) { "Forward…" } }
+                    }
+                    if !outbound.isEmpty {
+                        outboundHistory
+                    }
                 }
                 if mail == nil {
                     editForm(shown)
@@ -100,6 +111,44 @@ struct MessagePage {
                     button(.type(.submit), .name("action"), .value("untag"), .class("button")) { "Untag" }
                 }
             }
+        }
+    }
+
+    /// Each recipient this message was sent on to: when, why, and what the relay said.
+    private var outboundHistory: Node {
+        element("section", [.class("outbound"), .id("outbound"), .aria("labelledby", "outbound-heading")]) {
+            h2(.id("outbound-heading")) { "Sent on" }
+            ul(.class("outbound-list")) {
+                for row in outbound {
+                    li(.class("outbound-row " + row.state.rawValue), .data("state", row.isDeferred ? "deferred" : row.state.rawValue)) {
+                        strong { row.recipient }
+                        " · "
+                        span(.class("outbound-state")) { Self.describe(row) }
+                        " · "
+                        time(.datetime(Formatting.iso8601(row.updatedAt))) { Formatting.longDate(row.updatedAt) }
+                        if !row.reply.isEmpty {
+                            " "
+                            span(.class("outbound-reply muted")) { row.reply }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    static func describe(_ row: OutboundRow) -> String {
+        let why = switch row.cause {
+        case "forward": "forwarded"
+        case "relay": "relayed on arrival"
+        default: "released"
+        }
+        return switch row.state {
+        case .queued where row.attempts > 0: "\(why), deferred after \(row.attempts) tr\(row.attempts == 1 ? "y" : "ies"); next try at "
+            + Formatting.longDate(row.nextAttempt)
+        case .queued: "\(why), queued"
+        case .sending: "\(why), being sent"
+        case .sent: "\(why), sent"
+        case .failed: "\(why), failed"
         }
     }
 

@@ -27,6 +27,9 @@ extension MailroomApp {
         }
         var page = MessagePage(mailboxes: mailboxes, message: found.message, mailbox: mailbox, notice: Notice(from: request.query), token: token)
         page.mail = mail
+        page.canRelay = canRelay
+        let id = found.message.id
+        page.outbound = try Self.serving { () throws(ServiceError) in try service.outbound(of: id) }
         var response = Response(html: page.render())
         if mail?.view == .html && details?.html != nil {
             response.headers.add("Content-Security-Policy", SecurityHeaders.framingPolicy)

@@ -59,6 +59,18 @@ extension MailroomApp {
             ("mailroom_smtp_messages_refused_total", "counter", "Messages refused for their size or not stored.",
              metrics.smtpMessagesRefused.load(ordering: .relaxed)),
             ("mailroom_event_clients", "gauge", "Clients following a live list now.", metrics.eventClients.load(ordering: .relaxed)),
+            ("mailroom_outbound_sent_total", "counter", "Recipients of outbound mail the relay accepted.",
+             metrics.outboundSent.load(ordering: .relaxed)),
+            ("mailroom_outbound_deferred_total", "counter", "Tries of outbound mail deferred for a later try.",
+             metrics.outboundDeferred.load(ordering: .relaxed)),
+            ("mailroom_outbound_failed_total", "counter", "Recipients of outbound mail failed for good.",
+             metrics.outboundFailed.load(ordering: .relaxed)),
+            ("mailroom_webhooks_delivered_total", "counter", "Webhook calls the target answered 2xx.",
+             metrics.webhooksDelivered.load(ordering: .relaxed)),
+            ("mailroom_webhooks_retried_total", "counter", "Webhook calls queued to be tried again (a 5xx, a timeout, no connection).",
+             metrics.webhooksRetried.load(ordering: .relaxed)),
+            ("mailroom_webhooks_failed_total", "counter", "Webhook calls failed for good (a 4xx, or a day of tries).",
+             metrics.webhooksFailed.load(ordering: .relaxed)),
         ]
         for family in smtp {
             text.family(family.name, family.type, family.help)
@@ -71,6 +83,16 @@ extension MailroomApp {
             for mailbox in mailboxes {
                 text.sample("mailroom_unread_messages", ["mailbox": mailbox.id.slug], mailbox.unreadCount)
             }
+        }
+        if let counts = try? reading({ reader throws(StoreError) in try reader.outboundCounts() }) {
+            text.family("mailroom_outbound_recipients", "gauge", "Recipients of outbound mail by state (deferred: queued after a try).")
+            for state in ["queued", "deferred", "sending", "sent", "failed"] {
+                text.sample("mailroom_outbound_recipients", ["state": state], counts[state] ?? 0)
+            }
+        }
+                if let counts = try? reading({ reader throws(StoreError) in try reader.webhookCounts() }) {
+            text.family("mailroom_webhook_calls", "gauge", "Webhook calls by state.")
+            for state in ["queued", "sent", "failed"] { text.sample("mailroom_webhook_calls", ["state": state], counts[state] ?? 0) }
         }
         text.family("process_resident_memory_bytes", "gauge", "Resident memory of the Mailroom process.")
         text.sample("process_resident_memory_bytes", [:], Self.residentBytes())
