@@ -7,6 +7,8 @@ private import CLibevent
 /// `send` may be called from any thread. The host is looked up on a worker thread, and all
 /// else happens on the loop's thread, where `beforeEnd` and `completion` are called too: they
 /// must hand any slow work to another thread. Keep the client for as long as its loop runs.
+/// The process must ignore SIGPIPE, as mailroom's main does: libevent writes with `writev`, so a
+/// relay that hangs up while the client writes would otherwise end the process.
 public final class RelayClient: @unchecked Sendable {
     // `loop` and `attempts` are touched only on the loop's thread (see `onLoop`); the loop's
     // `base` is a constant that libevent lets other threads schedule on.

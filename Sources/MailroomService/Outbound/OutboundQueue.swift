@@ -19,7 +19,7 @@ public final class OutboundQueue: Sendable {
     private let busy = Mutex<Set<Int64>>([])
     private let pumping = Mutex(false)
     private let queue = DispatchQueue(label: "mailroom.outbound")
-    private let timer = Mutex<Ticker?>(nil)
+    private let ticker = Mutex<Ticker?>(nil)
 
     /// How long a recipient is tried before it fails.
     static let lifetime: Int64 = 5 * 86_400
@@ -43,21 +43,14 @@ public final class OutboundQueue: Sendable {
         }
         if doubtful > 0 { log("outbound: \(doubtful) recipient(s) in doubt after a restart, failed rather than sent twice") }
         service.outboundWake.withLock { $0 = { [weak self] in self?.pump() } }
-        let source = DispatchSource.makeTimerSource(queue: queue)
-        source.schedule(deadline: .now() + 1, repeating: 1)
-        source.setEventHandler { [weak self] in self?.pump() }
-        source.resume()
-        let ticker = Ticker(source)
-        timer.withLock { $0 = ticker }
+        let ticking = Ticker(on: queue) { [weak self] in self?.pump() }
+        ticker.withLock { $0 = ticking }
         pump()
     }
 
     public func stop() {
         service.outboundWake.withLock { $0 = nil }
-        timer.withLock { timer in
-            timer?.source.cancel()
-            timer = nil
-        }
+        ticker.withLock { $0 }?.stop()
     }
 
     /// Starts sending what is due, up to `sessions` at once. Runs on the queue, one at a time.
@@ -150,13 +143,4 @@ public final class OutboundQueue: Sendable {
 /// Whether the end of a message's data was let go to the relay: shared by a send's callbacks.
 private final class EndSent: Sendable {
     let value = Atomic(false)
-}
-
-/// The queue's once-a-second timer; a Dispatch source is safe to cancel from any thread.
-private final class Ticker: @unchecked Sendable {
-    let source: DispatchSourceTimer
-
-    init(_ source: DispatchSourceTimer) {
-        self.source = source
-    }
 }

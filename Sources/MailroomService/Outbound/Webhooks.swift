@@ -85,7 +85,7 @@ public final class WebhookQueue: Sendable {
     private let log: @Sendable (String) -> Void
     private let busy = Mutex<Set<Int64>>([])
     private let queue = DispatchQueue(label: "mailroom.webhooks")
-    private let ticking = Mutex<WebhookTicker?>(nil)
+    private let ticker = Mutex<Ticker?>(nil)
 
     static let lifetime: Int64 = 86_400
     static let longestWait: Int64 = 3_600
@@ -99,20 +99,14 @@ public final class WebhookQueue: Sendable {
 
     public func start() {
         service.webhookWake.withLock { $0 = { [weak self] in self?.pump() } }
-        let source = DispatchSource.makeTimerSource(queue: queue)
-        source.schedule(deadline: .now() + 1, repeating: 1)
-        source.setEventHandler { [weak self] in self?.pump() }
-        source.resume()
-        ticking.withLock { $0 = WebhookTicker(source) }
+        let ticking = Ticker(on: queue) { [weak self] in self?.pump() }
+        ticker.withLock { $0 = ticking }
         pump()
     }
 
     public func stop() {
         service.webhookWake.withLock { $0 = nil }
-        ticking.withLock { ticker in
-            ticker?.source.cancel()
-            ticker = nil
-        }
+        ticker.withLock { $0 }?.stop()
     }
 
     func pump() {
@@ -183,14 +177,5 @@ public final class WebhookQueue: Sendable {
         } catch {
             log("webhook: cannot record how call \(call.id) went: \(error.message)")
         }
-    }
-}
-
-/// The webhook queue's once-a-second timer; a Dispatch source is safe to cancel from any thread.
-private final class WebhookTicker: @unchecked Sendable {
-    let source: DispatchSourceTimer
-
-    init(_ source: DispatchSourceTimer) {
-        self.source = source
     }
 }

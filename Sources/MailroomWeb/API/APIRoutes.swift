@@ -226,21 +226,11 @@ extension MailroomApp {
             tags = try Self.tags(in: request)
         }
         let command = action.command(tags: tags)
-        let outcome: Mailroom.Tally
-        switch target {
-        case .ids(let ids):
-            outcome = try Self.serving { () throws(ServiceError) in try service.run(command, on: ids, pageSize: pageSize) }
-        case .query(let text, let slug, let revision, let all):
-            let box = try apiMailbox(slug)
-            // A whole mailbox only when asked for in so many words: a search that narrows
-            // nothing (empty, blank, "*") must not delete everything by mistake.
-            guard try Self.apiQuery(text) != nil || all else {
-                throw HTTPError(.badRequest, "Name the messages: “ids”, a search in “q”, or \"all\": true for the whole mailbox.")
-            }
-            let asOf = revision ?? store.revision
-            outcome = try Self.serving { () throws(ServiceError) in
-                try service.run(command, matching: all ? "" : text, in: box, asOf: asOf, pageSize: pageSize)
-            }
+        let pageSize = pageSize
+        let outcome = try act(on: target) { ids throws(ServiceError) in
+            try service.run(command, on: ids, pageSize: pageSize)
+        } matching: { search, box, asOf throws(ServiceError) in
+            try service.run(command, matching: search, in: box, asOf: asOf, pageSize: pageSize)
         }
         return Self.json(.object([
             ("action", .string(action.rawValue)), ("changed", .int(outcome.changed)), ("gone", .int(outcome.gone)),
@@ -290,21 +280,33 @@ extension MailroomApp {
         } catch {
             throw HTTPError(.badRequest, "The body must be JSON.")
         }
-        let outcome: Mailroom.Tally
+        let outcome = try act(on: target) { ids throws(ServiceError) in
+            try service.release(ids, to: to, cause: "api")
+        } matching: { search, box, asOf throws(ServiceError) in
+            try service.release(matching: search, in: box, asOf: asOf, to: to, cause: "api")
+        }
+        return Self.json(.object([("action", .string("release")), ("queued", .int(outcome.changed)), ("gone", .int(outcome.gone))]))
+    }
+
+    /// Runs an action on the messages `target` names: by ids, or by a search (or the whole
+    /// mailbox, asked for in so many words) among what the mailbox held at the revision given.
+    private func act(
+        on target: APITarget, ids: ([MessageID]) throws(ServiceError) -> Mailroom.Tally,
+        matching: (String, MailboxID, Int64) throws(ServiceError) -> Mailroom.Tally
+    ) throws(HTTPError) -> Mailroom.Tally {
         switch target {
-        case .ids(let ids):
-            outcome = try Self.serving { () throws(ServiceError) in try service.release(ids, to: to, cause: "api") }
+        case .ids(let list):
+            return try Self.serving { () throws(ServiceError) in try ids(list) }
         case .query(let text, let slug, let revision, let all):
             let box = try apiMailbox(slug)
+            // A whole mailbox only when asked for in so many words: a search that narrows
+            // nothing (empty, blank, "*") must not delete everything by mistake.
             guard try Self.apiQuery(text) != nil || all else {
                 throw HTTPError(.badRequest, "Name the messages: “ids”, a search in “q”, or \"all\": true for the whole mailbox.")
             }
             let asOf = revision ?? store.revision
-            outcome = try Self.serving { () throws(ServiceError) in
-                try service.release(matching: all ? "" : text, in: box, asOf: asOf, to: to, cause: "api")
-            }
+            return try Self.serving { () throws(ServiceError) in try matching(all ? "" : text, box, asOf) }
         }
-        return Self.json(.object([("action", .string("release")), ("queued", .int(outcome.changed)), ("gone", .int(outcome.gone))]))
     }
 
     // MARK: Importing

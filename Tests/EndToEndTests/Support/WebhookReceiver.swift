@@ -4,7 +4,9 @@ import Glibc
 /// standing in for a webhook receiver. It reads each request whole and prints a line for what
 /// it sees: `request <base64 of the head, up to the blank line> <base64 of the body>`,
 /// `tls-failed <why>`, `no-request`, `closed`. It answers `status` with a body of `bodyBytes`
-/// bytes, or with `silent` never answers and waits for the client to hang up.
+/// bytes, or with `silent` never answers and waits for the client to hang up. Its output is
+/// read only when a test waits on it: a pipe's 64 KiB of unread lines (a few hundred small
+/// requests) would stall it.
 final class WebhookReceiver {
     let port: Int
     private let process: ChildProcess
