@@ -100,6 +100,7 @@ bench: bench-deps
 	./scripts/bench-live
 	./scripts/bench-ops
 	./scripts/bench-hostile
+	./scripts/bench-relay
 
 # libFuzzer on the HTTP request parsers, then on SMTP sessions, then on the MIME wrapper: `make fuzz RUNS=-1` runs each until
 # stopped; crashes land in Fuzz/crashes.
