@@ -40,6 +40,19 @@ def wait_for(condition, what, timeout=20):
         time.sleep(0.05)
 
 
+def until_commit(server, condition, what, timeout=20):
+    """Re-checks `condition` at each of Mailroom's commits (its /events stream), until it holds:
+    a recipient's state is committed once the relay has answered, so the sink's file is whole by then."""
+    request = urllib.request.Request(server.url("/events"), headers={"Accept": "text/event-stream"})
+    with urllib.request.urlopen(request, timeout=timeout) as stream:
+        while True:
+            value = condition()
+            if value:
+                return value
+            if not stream.readline():
+                raise AssertionError(f"the event stream ended before {what}")
+
+
 class Sink:
     """smtp-sink on a free port; each message it takes becomes one file in `folder`."""
 
@@ -138,7 +151,7 @@ def test_a_release_reaches_the_relay_byte_for_byte_under_one_received_line():
         message_id = send(server, "Disk 91% full")
         status, answer = release(server, message_id, "ops@vendor.test")
         assert (status, answer["queued"]) == (200, 1)
-        files = wait_for(lambda: sink.taken(b"Subject: Disk 91% full"), "the sink to take the message")
+        files = until_commit(server, lambda: sink.taken(b"Subject: Disk 91% full"), "the sink to take the message")
         header, body = dumped_message(files[0])
         assert b"X-Rcpt-Args: <ops@vendor.test>" in header
         assert b"X-Mail-Args: <monitor@example.test>" in header
@@ -148,7 +161,7 @@ def test_a_release_reaches_the_relay_byte_for_byte_under_one_received_line():
         # The sink writes lines with LF; the message went out exactly as it arrived, dot and all.
         assert rest.rstrip(b"\n") == raw.replace(b"\r\n", b"\n").rstrip(b"\n")
         assert b"\n.a line that starts with a dot" in rest
-        wait_for(lambda: "released, sent" in history(server, message_id), "the page to say sent")
+        until_commit(server, lambda: "released, sent" in history(server, message_id), "the page to say sent")
     finally:
         server.stop()
         sink.stop()
@@ -183,8 +196,8 @@ def test_forward_by_the_web_form_without_a_script():
             headers={"Content-Type": "application/x-www-form-urlencoded", "Origin": server.url("").rstrip("/")})
         with urllib.request.urlopen(request, timeout=15) as answer:
             assert "queued to go out to vendor@vendor.test" in answer.read().decode()
-        wait_for(lambda: sink.taken(b"Subject: Printer jam"), "the forwarded message")
-        wait_for(lambda: "forwarded, sent" in history(server, message_id), "the page to say forwarded")
+        until_commit(server, lambda: sink.taken(b"Subject: Printer jam"), "the forwarded message")
+        until_commit(server, lambda: "forwarded, sent" in history(server, message_id), "the page to say forwarded")
     finally:
         server.stop()
         sink.stop()
@@ -196,8 +209,8 @@ def test_relay_matching_passes_on_only_what_its_search_finds():
     try:
         calm = send(server, "Calm weekly report", to="team@vendor.test")
         urgent = send(server, "Urgent: backup failed", to="team@vendor.test")
-        wait_for(lambda: sink.taken(b"Subject: Urgent: backup failed"), "the relayed message")
-        wait_for(lambda: "relayed on arrival, sent" in history(server, urgent), "the page to say relayed")
+        until_commit(server, lambda: sink.taken(b"Subject: Urgent: backup failed"), "the relayed message")
+        until_commit(server, lambda: "relayed on arrival, sent" in history(server, urgent), "the page to say relayed")
         assert history(server, calm) == ""
         assert len(sink.files()) == 1
         # The list marks the row that was passed on, and only that one.
@@ -218,7 +231,7 @@ def test_a_5xx_at_the_end_of_the_data_fails_and_the_page_shows_the_reply():
     try:
         message_id = send(server, "Rejected")
         release(server, message_id, "ops@vendor.test")
-        shown = wait_for(lambda: (lambda text: text if "failed" in text else None)(history(server, message_id)), "a failure")
+        shown = until_commit(server, lambda: (lambda text: text if "failed" in text else None)(history(server, message_id)), "a failure")
         assert "500 5.3.0" in shown
     finally:
         server.stop()
@@ -231,7 +244,7 @@ def test_no_answer_after_the_end_of_the_data_is_in_doubt_and_never_sent_twice():
     try:
         message_id = send(server, "Lost answer")
         release(server, message_id, "ops@vendor.test")
-        shown = wait_for(lambda: (lambda text: text if "failed" in text else None)(history(server, message_id)), "in doubt")
+        shown = until_commit(server, lambda: (lambda text: text if "failed" in text else None)(history(server, message_id)), "in doubt")
         assert "In doubt" in shown
     finally:
         server.stop()
@@ -245,7 +258,7 @@ def test_a_4xx_is_deferred_survives_kill_9_and_is_sent_at_once_after_a_restart()
     server = mailroom(refusing.port, db=db)
     message_id = send(server, "Try again")
     release(server, message_id, "ops@vendor.test")
-    wait_for(lambda: "deferred" in history(server, message_id), "a deferral")
+    until_commit(server, lambda: "deferred" in history(server, message_id), "a deferral")
     server.process.send_signal(signal.SIGKILL)
     server.process.wait(timeout=10)
     server.process.stdout.close()
@@ -253,8 +266,8 @@ def test_a_4xx_is_deferred_survives_kill_9_and_is_sent_at_once_after_a_restart()
     taking = Sink()
     restarted = mailroom(taking.port, db=db)
     try:
-        wait_for(lambda: taking.taken(b"Subject: Try again"), "the retry after the restart")
-        wait_for(lambda: "released, sent" in history(restarted, message_id), "the page to say sent")
+        until_commit(restarted, lambda: taking.taken(b"Subject: Try again"), "the retry after the restart")
+        until_commit(restarted, lambda: "released, sent" in history(restarted, message_id), "the page to say sent")
         assert len(taking.files()) == 1
     finally:
         restarted.stop()

@@ -22,15 +22,20 @@ import mailroom_server  # noqa: E402
 SECRET = b"webhook secret for the tests"
 
 
-def wait_for(condition, what, timeout=20):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
+def wait_for(receiver, condition, what, timeout=20):
+    """Waits on the receiver's condition, woken by each call it records, until `condition` holds."""
+    with receiver.arrived:
+        if not receiver.arrived.wait_for(condition, timeout):
             raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
+
+
+def until_commit(server, condition, what, timeout=20):
+    """Re-checks `condition` at each of Mailroom's commits (its /events stream), until it holds."""
+    request = urllib.request.Request(server.url("/events"), headers={"Accept": "text/event-stream"})
+    with urllib.request.urlopen(request, timeout=timeout) as stream:
+        while not condition():
+            if not stream.readline():
+                raise AssertionError(f"the event stream ended before {what}")
 
 
 class Receiver:
@@ -39,6 +44,7 @@ class Receiver:
     def __init__(self, failures=0):
         self.calls = []
         self.lock = threading.Lock()
+        self.arrived = threading.Condition(self.lock)
         self.failures = failures
         receiver = self
 
@@ -50,6 +56,7 @@ class Receiver:
                     fail = receiver.failures > 0
                     if fail:
                         receiver.failures -= 1
+                    receiver.arrived.notify_all()
                 self.send_response(500 if fail else 204)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
@@ -102,7 +109,7 @@ def test_each_stored_message_is_announced_signed_and_in_order():
     try:
         for number in range(5):
             send(server, f"Backup {number}", tags="cron" if number == 0 else None)
-        wait_for(lambda: len(receiver.calls) == 5, "five calls")
+        wait_for(receiver, lambda: len(receiver.calls) == 5, "five calls")
         deliveries = []
         for headers, body in receiver.calls:
             expected = "sha256=" + hmac.new(SECRET, body, hashlib.sha256).hexdigest()
@@ -129,13 +136,13 @@ def test_a_call_answered_500_is_made_again():
     try:
         send(server, "Retry me")
         # The first try at once, the second ten seconds later.
-        wait_for(lambda: len(receiver.calls) == 2, "the call to come again", timeout=30)
+        wait_for(receiver, lambda: len(receiver.calls) == 2, "the call to come again", timeout=30)
         first, second = receiver.calls
         assert first[1] == second[1]
         assert first[0]["X-Mailroom-Delivery"] == second[0]["X-Mailroom-Delivery"]
         metrics = urllib.request.urlopen(server.url("/metrics"), timeout=10).read().decode()
         assert "mailroom_webhooks_retried_total 1" in metrics
-        wait_for(lambda: "mailroom_webhooks_delivered_total 1" in
+        until_commit(server, lambda: "mailroom_webhooks_delivered_total 1" in
                  urllib.request.urlopen(server.url("/metrics"), timeout=10).read().decode(), "the delivery to be counted")
     finally:
         server.stop()
