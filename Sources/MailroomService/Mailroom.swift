@@ -39,9 +39,9 @@ public final class Mailroom: Sendable {
     /// Where news of arriving mail goes (`useWebhooks`); nil: nowhere.
     let webhooks = Mutex<WebhookPolicy?>(nil)
     /// Tells the webhook queue that calls were queued.
-    let webhookWake = Mutex<(@Sendable () -> Void)?>(nil)
+    let webhookWake = Mutex<Wakeup?>(nil)
     /// Tells the outbound queue that mail was queued.
-    let outboundWake = Mutex<(@Sendable () -> Void)?>(nil)
+    let outboundWake = Mutex<Wakeup?>(nil)
     /// How arriving mail is tagged; set once before the doors open (`useTagging`).
     let tagging = Mutex(Tagging())
     /// A file this service made for itself (the in-memory convenience), removed with it.

@@ -42,7 +42,7 @@ public final class OutboundQueue: Sendable {
             try storing { () throws(StoreError) in try transaction.recoverOutbound(reason: Self.inDoubt, at: time) }
         }
         if doubtful > 0 { log("outbound: \(doubtful) recipient(s) in doubt after a restart, failed rather than sent twice") }
-        service.outboundWake.withLock { $0 = { [weak self] in self?.pump() } }
+        service.outboundWake.withLock { $0 = Wakeup { [weak self] in self?.pump() } }
         let ticking = Ticker(on: queue) { [weak self] in self?.pump() }
         ticker.withLock { $0 = ticking }
         pump()

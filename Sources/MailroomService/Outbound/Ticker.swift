@@ -30,3 +30,20 @@ final class Ticker: Sendable {
         }
     }
 }
+
+/// A queue's "there is work" call, as the service keeps it until the queue stops.
+///
+/// A class, not a bare closure: a closure kept in a `Mutex` and read with `withLock { $0 }` is
+/// wrapped in two more conversion thunks at every read (the mutex holds it in generic form), so
+/// each wake-up would cost more than the one before.
+final class Wakeup: Sendable {
+    private let call: @Sendable () -> Void
+
+    init(_ call: @escaping @Sendable () -> Void) {
+        self.call = call
+    }
+
+    func callAsFunction() {
+        call()
+    }
+}

@@ -98,7 +98,7 @@ public final class WebhookQueue: Sendable {
     }
 
     public func start() {
-        service.webhookWake.withLock { $0 = { [weak self] in self?.pump() } }
+        service.webhookWake.withLock { $0 = Wakeup { [weak self] in self?.pump() } }
         let ticking = Ticker(on: queue) { [weak self] in self?.pump() }
         ticker.withLock { $0 = ticking }
         pump()
