@@ -51,6 +51,31 @@ extension Mailroom {
         }
     }
 
+    /// `perform` for a caller that must not wait (a queue driven from the event loops): the
+    /// command runs in its own savepoint with the next batch, and `then` gets nil once that is
+    /// durable, or why nothing of it was kept. `then` runs on the committing thread, so it
+    /// must only hand work on.
+    func performDetached(
+        touching: Set<MailboxID>? = nil, _ command: @escaping (Transaction) throws(ServiceError) -> Void,
+        then: @escaping @Sendable (ServiceError?) -> Void
+    ) {
+        let failure = DetachedFailure()
+        let entry = GroupCommit.Entry(command: { transaction in
+            do {
+                try transaction.attempt { () throws -> Void in try command(transaction) }
+                return true
+            } catch {
+                failure.error = error as? ServiceError ?? Self.said(error) as? ServiceError
+                    ?? .unavailable("\(ServiceError.changing) (\(error))")
+                return false
+            }
+        }, whenDone: { entry in
+            then(entry.saveFailure ?? failure.error)
+        })
+        entry.touched = touching
+        commits.submitDetached(entry) { [self] batch in commitBatch(batch) }
+    }
+
     /// `perform` for commands whose only errors are the service's own.
     func performing<Result: Sendable>(
         touching: Set<MailboxID>? = nil, _ command: (Transaction) throws(ServiceError) -> Result
@@ -106,4 +131,10 @@ extension Mailroom {
             for entry in applied + batch.dropFirst(ran) { entry.saveFailure = failure }
         }
     }
+}
+
+/// What a detached command threw, kept for its `then`: written and read on the committing
+/// thread only.
+private final class DetachedFailure: @unchecked Sendable {
+    var error: ServiceError?
 }

@@ -66,11 +66,15 @@ extension Transaction {
                 attempts = attempts + ?, updated_at = ? WHERE id = ?
             """, [.text(state.rawValue), .text(reply), retryAt.map { .integer($0) } ?? .null, .integer(countAttempt ? 1 : 0),
                   .integer(time), .integer(row)])
-        // The bytes go once no recipient waits for them.
+    }
+
+    /// Drops the bytes of mail `mail` once no recipient waits for them; after its rows are
+    /// settled, in the same transaction.
+    public func dropSentBytes(of mail: Int64) throws(StoreError) {
         try run("""
-            UPDATE outbound_mail SET bytes = x'' WHERE id = (SELECT mail FROM outbound WHERE id = ?)
+            UPDATE outbound_mail SET bytes = x'' WHERE id = ? AND length(bytes) > 0
               AND NOT EXISTS (SELECT 1 FROM outbound o WHERE o.mail = outbound_mail.id AND o.state IN ('queued', 'sending'))
-            """, [.integer(row)])
+            """, [.integer(mail)])
     }
 
     /// Seconds since row `row`'s mail was queued.
@@ -85,6 +89,10 @@ extension Transaction {
     public func recoverOutbound(reason: String, at time: Int64) throws(StoreError) -> Int {
         let doubtful = try integers("SELECT id FROM outbound WHERE state = 'sending'", [])
         for row in doubtful { try settle(row, .failed, reply: reason, at: time) }
+        for mail in try integers("SELECT DISTINCT mail FROM outbound WHERE id IN (SELECT value FROM json_each(?))",
+                                 [.text("[" + doubtful.map(String.init).joined(separator: ",") + "]")]) {
+            try dropSentBytes(of: mail)
+        }
         try run("UPDATE outbound SET next_attempt = ? WHERE state = 'queued' AND next_attempt > ?", [.integer(time), .integer(time)])
         return doubtful.count
     }

@@ -290,6 +290,7 @@ if let port = options.mailhogPort {
 }
 
 var outbound: OutboundQueue?
+var relayClient: RelayClient?
 if let relay = options.relay {
     let configuration = RelayConfiguration(
         host: relay.host, port: relay.port, tls: RelayTLS(rawValue: options.relayTLS) ?? .verify,
@@ -306,6 +307,7 @@ if let relay = options.relay {
         exit(1)
     }
     outbound = queue
+    relayClient = client
     Console.out("Mail out through \(relay.host):\(relay.port) (\(options.relaySessions) at once, TLS \(options.relayTLS))")
 }
 
@@ -333,6 +335,15 @@ retentionTimer?.cancel()
 outbound?.stop()
 webhookQueue?.stop()
 Console.out("mailroom: signal \(received), shutting down")
+// Mail being handed to the relay finishes, for up to 5 seconds, rather than being cut off (a
+// message cut off after its end of data would be in doubt at the next start).
+if let outbound, let relayClient {
+    relayClient.quit()
+    let deadline = ContinuousClock.now + .seconds(5)
+    while (outbound.sending > 0 || relayClient.connectionsOpen > 0) && ContinuousClock.now < deadline {
+        _ = poll(nil, 0, 10)
+    }
+}
 for door in doors { door.stop() }
 server.stop()
 store.close()

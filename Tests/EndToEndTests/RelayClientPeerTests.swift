@@ -181,4 +181,41 @@ import Testing
         let lines = try peer.linesOfSession()
         #expect(!lines.contains { $0.hasPrefix("command RCPT") }, "\(lines)")
     }
+
+    /// One connection carries message after message, as Postfix's own client does: commands
+    /// pipelined where the relay offers it, RSET after a transaction it refused, and QUIT only
+    /// once the client is told to stop.
+    @Test func oneConnectionCarriesTheNextMessagesWithRSETAfterARefusal() throws {
+        let peer = try RelayPeer(ehlo: ["PIPELINING"], answers: ["RCPT NOBODY@EXAMPLE.TEST": "550 5.1.1 No such user"])
+        let loop = try RelayTestLoop()
+        let client = loop.client(Self.configuration(peer))
+        let refused = try RelayOutcome.send(Self.message(to: ["nobody@example.test"]), on: client)
+        #expect(refused.replies == [.refused("550 5.1.1 No such user (in reply to RCPT TO)")])
+        #expect(refused.askedBeforeEnd == 0)
+        // The relay said 354 to the pipelined DATA all the same: it got the empty text's end.
+        #expect(try peer.data() == Array(".\r\n".utf8))
+        for _ in 0..<2 {
+            let sent = try RelayOutcome.send(Self.message(), on: client)
+            #expect(sent.replies == [.accepted("250 2.0.0 Ok: queued as PEER1")])
+        }
+        client.quit()
+        let commands = try peer.linesOfSession().filter { $0.hasPrefix("command ") }.map { $0.dropFirst(8).prefix(4) }
+        #expect(commands == ["EHLO", "MAIL", "RCPT", "DATA", "RSET", "MAIL", "RCPT", "DATA", "MAIL", "RCPT", "DATA", "QUIT"])
+    }
+
+    /// A goodbye that comes while the connection waits for work closes it; the next message
+    /// goes on a new one.
+    @Test func aRelayThatSaysGoodbyeBetweenMessagesGetsANewConnection() throws {
+        let peer = try RelayPeer(answers: ["END": "250 2.0.0 Ok: queued as PEER1\r\n421 4.4.2 peer closing"])
+        let loop = try RelayTestLoop()
+        let client = loop.client(Self.configuration(peer))
+        let first = try RelayOutcome.send(Self.message(), on: client)
+        #expect(first.replies == [.accepted("250 2.0.0 Ok: queued as PEER1")])
+        _ = try peer.waitFor("closed")
+        let second = try RelayOutcome.send(Self.message(), on: client)
+        #expect(second.replies == [.accepted("250 2.0.0 Ok: queued as PEER1")])
+        client.quit()
+        let lines = try peer.linesOfSessions(2)
+        #expect(lines.filter { $0.hasPrefix("command EHLO") }.count == 2, "\(lines)")
+    }
 }

@@ -124,4 +124,67 @@ import Testing
             .refused("550 5.1.1 no such user (in reply to RCPT TO)"), .deferred("lost after the end of data: It broke."),
         ])
     }
+
+    @Test func withPipeliningTheEnvelopeGoesInOneWriteAndItsRepliesAreReadInTurn() {
+        let configuration = RelayConfiguration(host: "relay.example.test", port: 25, tls: .none)
+        let message = RelayMessage(sender: "a@example.test", recipients: ["b@example.test", "c@example.test"], bytes: [])
+        var conversation = RelayConversation(configuration: configuration, message: message, textSize: 0)
+        _ = conversation.receive(Self.reply(220, "relay"))
+        #expect(Self.sent(conversation.receive(Self.reply(250, "relay", "PIPELINING"))) ==
+            "MAIL FROM:<a@example.test>\r\nRCPT TO:<b@example.test>\r\nRCPT TO:<c@example.test>\r\nDATA\r\n")
+        #expect(conversation.receive(Self.reply(250, "ok")) == .await)
+        #expect(conversation.receive(Self.reply(550, "5.1.1 no")) == .await)
+        #expect(conversation.receive(Self.reply(250, "ok")) == .await)
+        #expect(conversation.receive(Self.reply(354, "go on")) == .sendText)
+        _ = conversation.decided(true)
+        #expect(conversation.session == nil)
+        #expect(conversation.receive(Self.reply(250, "2.0.0 queued")) == .finish([
+            .refused("550 5.1.1 no (in reply to RCPT TO)"), .accepted("250 2.0.0 queued"),
+        ]))
+        // A finished DATA leaves the connection fit for the next message, no RSET needed.
+        guard let session = conversation.session else {
+            Issue.record("the connection is not offered for reuse")
+            return
+        }
+        #expect(!session.needsReset && session.extensions.pipelining)
+        var next = RelayConversation(configuration: configuration, message: message, textSize: 0, session: session)
+        #expect(Self.sent(next.begin())?.hasPrefix("MAIL FROM:<a@example.test>\r\nRCPT TO:") == true)
+        // Trouble before the relay answered anything on a reused connection is no try at all.
+        #expect(next.isUnanswered)
+        #expect(next.receive(Self.reply(250, "ok")) == .await)
+        #expect(!next.isUnanswered)
+    }
+
+    @Test func aPipelinedMailFromRefusedIsEveryonesOutcomeAndRSETComesNext() {
+        let configuration = RelayConfiguration(host: "relay.example.test", port: 25, tls: .none)
+        let message = RelayMessage(sender: "a@example.test", recipients: ["b@example.test"], bytes: Array("x\n".utf8))
+        var conversation = RelayConversation(configuration: configuration, message: message, textSize: 3)
+        _ = conversation.receive(Self.reply(220, "relay"))
+        _ = conversation.receive(Self.reply(250, "relay", "PIPELINING"))
+        #expect(conversation.receive(Self.reply(451, "4.3.0 not now")) == .await)
+        #expect(conversation.receive(Self.reply(503, "5.5.1 need MAIL")) == .await)
+        // A relay that says 354 anyway gets only the end of an empty text.
+        #expect(conversation.receive(Self.reply(354, "go on")) == .send(Array(".\r\n".utf8)))
+        #expect(conversation.receive(Self.reply(554, "5.5.1 no valid recipients")) ==
+            .finish([.deferred("451 4.3.0 not now (in reply to MAIL FROM)")]))
+        #expect(conversation.session?.needsReset == true)
+        var next = RelayConversation(configuration: configuration, message: message, textSize: 3, session: conversation.session)
+        #expect(Self.sent(next.begin()) == "RSET\r\n")
+        #expect(Self.sent(next.receive(Self.reply(250, "ok")))?.hasPrefix("MAIL FROM:") == true)
+    }
+
+    @Test func aGoodbyeOrABrokenConnectionLeavesNothingToReuse() {
+        let configuration = RelayConfiguration(host: "relay.example.test", port: 25, tls: .none)
+        let message = RelayMessage(sender: "a@example.test", recipients: ["b@example.test"], bytes: [])
+        var closing = RelayConversation(configuration: configuration, message: message, textSize: 0)
+        _ = closing.receive(Self.reply(220, "relay"))
+        _ = closing.receive(Self.reply(250, "relay"))
+        _ = closing.receive(Self.reply(421, "4.3.2 closing"))
+        #expect(closing.session == nil)
+        var broken = RelayConversation(configuration: configuration, message: message, textSize: 0)
+        _ = broken.receive(Self.reply(220, "relay"))
+        _ = broken.receive(Self.reply(250, "relay"))
+        _ = broken.failed("It broke.")
+        #expect(broken.session == nil)
+    }
 }

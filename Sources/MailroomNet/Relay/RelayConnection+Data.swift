@@ -68,7 +68,7 @@ extension RelayConnection {
         var wait = timeval(tv_sec: seconds, tv_usec: 0)
         if let decisionDeadline { event_add(decisionDeadline, &wait) }
         let (client, serial) = (client, serial)
-        beforeEnd { proceed in client.decide(serial, proceed) }
+        transaction.beforeEnd { proceed in client.decide(serial, proceed) }
     }
 
     /// The caller's word (a second one is ignored): the end of the data, or giving up.

@@ -1,9 +1,10 @@
 import Glibc
 private import CLibevent
 
-/// One attempt to hand a message to the relay, on the client's loop: a bufferevent (after
-/// STARTTLS, a TLS filter over it) that moves bytes between the relay and a
-/// `RelayConversation`, keeps time, and reports the outcome once.
+/// A connection to the relay, on the client's loop: a bufferevent (after STARTTLS, a TLS
+/// filter over it) that moves bytes between the relay and the `RelayConversation` of the
+/// message it carries, keeps time, and reports each message's outcome once. Between messages
+/// it waits, parked with the client, for the next one, and says QUIT when none comes.
 final class RelayConnection {
     enum Phase: Equatable {
         case connecting, talking, handshaking
@@ -11,21 +12,27 @@ final class RelayConnection {
         case writingText
         /// The caller is recording that the message goes; the connection waits for its word.
         case deciding
+        /// Between messages, parked with the client.
+        case idle
         /// QUIT is said; any reply, or the end of the connection, closes.
         case quitting
         case closed
     }
 
-    /// Kept alive by the client's table of attempts until `close`.
+    /// Kept alive by the client's table of connections until `close`.
     let client: RelayClient
-    let serial: UInt64
+    /// The message carried now, or last.
+    private(set) var transaction: RelayTransaction
     var conversation: RelayConversation
     private var replies = RelayReplyReader()
-    let text: [UInt8]
-    let recipientCount: Int
-    let beforeEnd: @Sendable (@escaping @Sendable (Bool) -> Void) -> Void
-    private let completion: @Sendable ([RelayReply]) -> Void
+    private(set) var text: [UInt8]
+    var serial: UInt64 { transaction.serial }
+    var recipientCount: Int { transaction.message.recipients.count }
     var phase = Phase.connecting
+    /// When the connection was made: it carries no new message after `RelayClient.reuseLimit`.
+    let opened = ContinuousClock.now
+    /// What the last transaction left for the next, while parked.
+    private var session: RelaySession?
     /// The socket's bufferevent, or after STARTTLS the TLS filter that owns it; nil once closed.
     var bufferevent: OpaquePointer?
     /// Addresses not yet tried.
@@ -47,18 +54,31 @@ final class RelayConnection {
     var base: OpaquePointer { client.loop.base }
     var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
-    init(
-        client: RelayClient, serial: UInt64, message: RelayMessage,
-        beforeEnd: @escaping @Sendable (@escaping @Sendable (Bool) -> Void) -> Void,
-        completion: @escaping @Sendable ([RelayReply]) -> Void
-    ) {
+    init(client: RelayClient, transaction: RelayTransaction) {
         self.client = client
-        self.serial = serial
-        text = RelayText.prepared(message.bytes)
-        recipientCount = message.recipients.count
-        conversation = RelayConversation(configuration: client.configuration, message: message, textSize: text.count)
-        self.beforeEnd = beforeEnd
-        self.completion = completion
+        self.transaction = transaction
+        text = RelayText.prepared(transaction.message.bytes)
+        conversation = RelayConversation(configuration: client.configuration, message: transaction.message, textSize: text.count)
+    }
+
+    /// Whether the connection, parked, can take another message.
+    var isReusable: Bool {
+        phase == .idle && session != nil && bufferevent != nil && ContinuousClock.now - opened < RelayClient.reuseLimit
+    }
+
+    /// Starts `next` on this parked connection.
+    func carry(_ next: RelayTransaction) {
+        guard phase == .idle, let session else { return }
+        transaction = next
+        text = RelayText.prepared(next.message.bytes)
+        conversation = RelayConversation(
+            configuration: client.configuration, message: next.message, textSize: text.count, session: session)
+        self.session = nil
+        held = nil
+        reported = false
+        phase = .talking
+        setTimeouts(reading: true)
+        perform(conversation.begin())
     }
 
     /// Connects to the first address that takes the connection.
@@ -154,6 +174,12 @@ final class RelayConnection {
         var bytes = [UInt8](repeating: 0, count: count)
         let taken = bytes.withUnsafeMutableBytes { evbuffer_remove(input, $0.baseAddress, count) }
         guard taken > 0 else { return }
+        // A parked connection is spoken to only when it carries a message: the relay is
+        // saying goodbye (421), or out of step.
+        guard phase != .idle else {
+            close()
+            return
+        }
         replies.receive(bytes.prefix(Int(taken)))
         // While the caller decides, a reply or a failure drops the socket and waits for the word.
         while phase != .closed, self.bufferevent != nil, let next = replies.next() {
@@ -162,7 +188,9 @@ final class RelayConnection {
                 fail(error.reason)
                 return
             case .success(let reply):
-                guard phase != .quitting else {
+                // After QUIT anything ends it; parked, so does a reply nobody asked for (the
+                // relay's goodbye, come with the last answer).
+                guard phase != .quitting, phase != .idle else {
                     close()
                     return
                 }
@@ -170,7 +198,7 @@ final class RelayConnection {
                 // One command at a time, so one reply at a time: anything more is a relay out
                 // of step, whose next reply would be taken for the answer to the next command.
                 // After a 220 to STARTTLS it would be plain text passed off as coming over TLS.
-                if replies.buffered > 0, action.awaitsReply {
+                if replies.buffered > 0, action.awaitsReply, action != .await {
                     fail("The relay sent more than the reply to one command.")
                     return
                 }
@@ -199,7 +227,10 @@ final class RelayConnection {
         case .connecting:
             dropBufferevent()
             connectNext(after: reason)
-        case .quitting, .closed:
+        case .idle where events & Int16(BEV_EVENT_TIMEOUT) != 0:
+            // Nothing more to carry for a while.
+            quit()
+        case .idle, .quitting, .closed:
             close()
         default:
             fail(reason)
@@ -213,6 +244,8 @@ final class RelayConnection {
         case .send(let bytes):
             guard let bufferevent else { return }
             _ = bytes.withUnsafeBytes { bufferevent_write(bufferevent, $0.baseAddress, $0.count) }
+        case .await:
+            break
         case .startTLS:
             beginTLS()
         case .sendText:
@@ -223,13 +256,38 @@ final class RelayConnection {
                 return
             }
             report(outcome)
-            quit()
+            if let session = conversation.session {
+                park(session)
+            } else {
+                quit()
+            }
         }
+    }
+
+    /// Waits with the client for the next message, `RelayClient.idleSeconds` at most.
+    private func park(_ session: RelaySession) {
+        self.session = session
+        phase = .idle
+        guard let bufferevent, client.park(self) else {
+            quit()
+            return
+        }
+        var wait = timeval(tv_sec: RelayClient.idleSeconds, tv_usec: 0)
+        bufferevent_set_timeouts(bufferevent, &wait, &wait)
     }
 
     /// Trouble: every recipient not yet settled is deferred with `reason`, and the connection
     /// closes.
     func fail(_ reason: String) {
+        // A parked connection the relay closed meanwhile: the message goes on a new one, as
+        // if this had not been tried.
+        if conversation.isUnanswered && phase != .deciding {
+            reported = true
+            let again = transaction
+            close()
+            client.startAfresh(again)
+            return
+        }
         let outcome = conversation.failed(reason)
         guard phase != .deciding else {
             hold(outcome)
@@ -241,7 +299,7 @@ final class RelayConnection {
 
     /// QUIT, unless inside the data, where it would be text: there the close itself tells the
     /// relay to drop the message.
-    private func quit() {
+    func quit() {
         guard let bufferevent, !conversation.isInsideData else {
             close()
             return
@@ -254,7 +312,8 @@ final class RelayConnection {
     func report(_ outcome: [RelayReply]) {
         guard !reported else { return }
         reported = true
-        completion(outcome)
+        client.ended(transaction.serial)
+        transaction.completion(outcome)
     }
 
     /// Lets go of everything; the last thing the connection does.

@@ -4,12 +4,16 @@ import SMTP
 /// says what to do next, and in the end what became of each recipient. It knows no socket, so
 /// every turn of the conversation can be tested with replies alone.
 ///
-/// One command at a time, even when the relay offers PIPELINING: a message costs a few more
-/// round trips, and a reply always answers the command just sent.
+/// When the relay offers PIPELINING (RFC 2920), MAIL FROM, every RCPT TO and DATA go in one
+/// write, and their replies are taken in order; otherwise one command at a time. A connection
+/// whose transaction ended cleanly carries on with the next message (`RelaySession`), RSET
+/// first when that transaction was refused part way.
 struct RelayConversation {
     enum Action: Equatable {
         /// Write these bytes and wait for the reply.
         case send([UInt8])
+        /// Wait for the next reply to commands already written together.
+        case await
         /// The relay agreed to STARTTLS: shake hands, then call `secured()`.
         case startTLS
         /// The relay waits for the text: write it (`RelayText.prepared`) and ask the caller
@@ -22,7 +26,7 @@ struct RelayConversation {
         /// goes it may: a relay can refuse it before the end (smtp-sink -A does).
         var awaitsReply: Bool {
             switch self {
-            case .send, .startTLS: true
+            case .send, .startTLS, .await: true
             case .sendText, .finish: false
             }
         }
@@ -31,7 +35,13 @@ struct RelayConversation {
     private enum Stage: Equatable {
         case greeting, ehlo, helo, startTLS, handshake, ehloAfterTLS
         case authPlain, authLoginUser, authLoginPassword, authLoginDone
-        case mail, recipient(Int), data, text, end, done
+        /// A reused connection: `begin()` says the first command.
+        case ready, reset
+        case mail, recipient(Int), data, text, end
+        /// After a 354 the client did not want (pipelined, with no recipient taken): the lone
+        /// dot that ends the empty text has gone, and its reply is awaited.
+        case emptyData
+        case done
     }
 
     private let configuration: RelayConfiguration
@@ -47,14 +57,57 @@ struct RelayConversation {
     private var outcomes: [RelayReply?]
     /// The relay said 354, and the final dot has not been sent.
     private(set) var isInsideData = false
+    /// MAIL FROM, the RCPT TOs and DATA went in one write.
+    private var pipelined = false
+    /// The reply that refused MAIL FROM, when pipelined: the RCPT and DATA replies after it
+    /// are read and put aside.
+    private var mailRefusal: RelayServerReply?
+    /// How the transaction ended, when the connection may carry another (nil: it may not).
+    private var ending: RelaySession?
+    /// The connection carried a transaction before this one.
+    private let isReused: Bool
+    /// The relay has replied to something of this transaction.
+    private var isAnswered = false
 
-    init(configuration: RelayConfiguration, message: RelayMessage, textSize: Int) {
+    /// `session`: the connection has carried a transaction before and stays logged in; `begin()`
+    /// then says the first command.
+    init(configuration: RelayConfiguration, message: RelayMessage, textSize: Int, session: RelaySession? = nil) {
         self.configuration = configuration
         self.message = message
         self.textSize = textSize
         eightBit = RelayText.isEightBit(message.bytes)
         needsUTF8 = ([message.sender] + message.recipients).contains { $0.utf8.contains { $0 >= 0x80 } }
         outcomes = Array(repeating: nil, count: message.recipients.count)
+        isReused = session != nil
+        if let session {
+            extensions = session.extensions
+            isSecure = session.isSecure
+            stage = session.needsReset ? .reset : .ready
+        }
+    }
+
+    /// The first command on a reused connection: RSET after a transaction refused part way
+    /// (the relay may still hold some of it), otherwise MAIL FROM.
+    mutating func begin() -> Action {
+        switch stage {
+        case .reset: return .send(line("RSET"))
+        case .ready: return checked() ?? mailFrom()
+        default: return .await
+        }
+    }
+
+    /// What the connection is fit for once the outcome is known: another transaction (and
+    /// whether RSET must come first), or nil: QUIT.
+    var session: RelaySession? {
+        guard stage == .done, let ending else { return nil }
+        return ending
+    }
+
+    /// Whether a failure now comes before the relay answered anything of this transaction on a
+    /// reused connection: the relay had closed it while it waited, and the message may go on a
+    /// new one as if nothing had been tried.
+    var isUnanswered: Bool {
+        isReused && !isAnswered
     }
 
     /// Why the message cannot go at all, before any connection: an address that would break
@@ -76,12 +129,13 @@ struct RelayConversation {
         case .helo: "the reply to HELO"
         case .startTLS: "the reply to STARTTLS"
         case .handshake: "the TLS handshake"
+        case .ready, .reset: "the reply to RSET"
         case .authPlain, .authLoginUser, .authLoginPassword, .authLoginDone: "the reply to AUTH"
         case .mail: "the reply to MAIL FROM"
         case .recipient: "the reply to RCPT TO"
         case .data: "the reply to DATA"
         case .text: "the relay to take the text"
-        case .end: "the reply to the end of the data"
+        case .end, .emptyData: "the reply to the end of the data"
         case .done: "the reply to QUIT"
         }
     }
@@ -89,6 +143,7 @@ struct RelayConversation {
     // MARK: Replies
 
     mutating func receive(_ reply: RelayServerReply) -> Action {
+        isAnswered = true
         switch stage {
         case .greeting:
             guard reply.code == 220 else { return failAll(reply, after: "the greeting") }
@@ -113,8 +168,11 @@ struct RelayConversation {
             guard reply.code == 220 else { return finishAll(.deferred("The relay refused STARTTLS: \(reply.text).")) }
             stage = .handshake
             return .startTLS
-        case .handshake, .done:
+        case .handshake, .done, .ready:
             return finishAll(.deferred("The relay sent a reply nobody asked for: \(reply.text)."))
+        case .reset:
+            guard reply.kind == 2 else { return finishAll(.deferred("The relay refused RSET: \(reply.text).")) }
+            return checked() ?? mailFrom()
         case .ehloAfterTLS:
             guard reply.code == 250 else { return failAll(reply, after: "EHLO") }
             extensions = RelayExtensions(ehlo: reply)
@@ -131,18 +189,34 @@ struct RelayConversation {
             stage = .authLoginDone
             return .send(line(Base64.encode(Array(login.password.utf8))))
         case .mail:
-            guard reply.kind == 2 else { return failAll(reply, after: "MAIL FROM") }
-            return recipient(0)
-        case .recipient(let index):
-            switch reply.kind {
-            case 2: break
-            case 4: outcomes[index] = .deferred("\(reply.text) (in reply to RCPT TO)")
-            case 5: outcomes[index] = .refused("\(reply.text) (in reply to RCPT TO)")
-            default: outcomes[index] = .deferred("The relay answered RCPT TO with \(reply.text), which is no answer to it.")
+            guard pipelined else {
+                guard reply.kind == 2 else { return failAll(reply, after: "MAIL FROM") }
+                return recipient(0)
             }
+            if reply.kind != 2 { mailRefusal = reply }
+            stage = .recipient(0)
+            return .await
+        case .recipient(let index) where pipelined:
+            if mailRefusal == nil { settleRecipient(index, reply) }
+            stage = index + 1 < message.recipients.count ? .recipient(index + 1) : .data
+            return .await
+        case .recipient(let index):
+            settleRecipient(index, reply)
             return recipient(index + 1)
+        case .data where pipelined && (mailRefusal != nil || !outcomes.contains(where: { $0 == nil })):
+            // Nothing is to be sent: a relay that says 354 all the same gets the empty text's end.
+            guard reply.code == 354 else { return refusedBeforeData(reply) }
+            stage = .emptyData
+            return .send(RelayText.end)
+        case .emptyData:
+            // The relay's answer to an empty text nobody wanted: the outcome stands as refused
+            // before it, and the transaction is over either way.
+            return refusedBeforeData(reply)
         case .data:
-            guard reply.code == 354 else { return failAccepted(reply, after: "DATA") }
+            guard reply.code == 354 else {
+                if reply.kind == 4 || reply.kind == 5 { ending = RelaySession(extensions: extensions, isSecure: isSecure, needsReset: true) }
+                return failAccepted(reply, after: "DATA")
+            }
             stage = .text
             // From here a QUIT would be read as text: only a close gets out before the end.
             isInsideData = true
@@ -151,6 +225,9 @@ struct RelayConversation {
             // The relay may refuse while the text is still coming (too large, say).
             return failAccepted(reply, after: "the text")
         case .end:
+            // A finished DATA leaves the relay ready for the next transaction (RFC 5321 4.1.1.4),
+            // whatever its answer, unless it said it is closing.
+            if reply.code != 421 { ending = RelaySession(extensions: extensions, isSecure: isSecure, needsReset: false) }
             switch reply.kind {
             case 2: return finishAccepted(.accepted(reply.text))
             case 4: return finishAccepted(.deferred(reply.text))
@@ -158,6 +235,24 @@ struct RelayConversation {
             default: return finishAccepted(.deferred("lost after the end of data: the relay answered \(reply.text)."))
             }
         }
+    }
+
+    private mutating func settleRecipient(_ index: Int, _ reply: RelayServerReply) {
+        switch reply.kind {
+        case 2: break
+        case 4: outcomes[index] = .deferred("\(reply.text) (in reply to RCPT TO)")
+        case 5: outcomes[index] = .refused("\(reply.text) (in reply to RCPT TO)")
+        default: outcomes[index] = .deferred("The relay answered RCPT TO with \(reply.text), which is no answer to it.")
+        }
+    }
+
+    /// The end of a pipelined transaction that sent no text: MAIL FROM's refusal for everyone,
+    /// or each recipient's own. The relay holds nothing of it, but RSET comes first all the same.
+    private mutating func refusedBeforeData(_ reply: RelayServerReply) -> Action {
+        if reply.code != 421 { ending = RelaySession(extensions: extensions, isSecure: isSecure, needsReset: true) }
+        if let mailRefusal { return failAll(mailRefusal, after: "MAIL FROM") }
+        stage = .done
+        return .finish(outcomes.map { $0 ?? .deferred("The relay took no recipient.") })
     }
 
     /// The TLS handshake is done: EHLO again, since the relay forgets what it said before.
@@ -181,6 +276,9 @@ struct RelayConversation {
     mutating func failed(_ reason: String) -> [RelayReply] {
         let text = stage == .end ? "lost after the end of data: \(reason)" : reason
         stage = .done
+        ending = nil
+        // Pipelined, MAIL FROM's refusal is what counts (a relay that says 421 then hangs up).
+        if let mailRefusal { return outcomes.map { _ in Self.outcome(of: mailRefusal, after: "MAIL FROM") } }
         return outcomes.map { $0 ?? .deferred(text) }
     }
 
@@ -198,13 +296,23 @@ struct RelayConversation {
         return afterSecuring()
     }
 
-    private mutating func afterSecuring() -> Action {
+    /// Why this message cannot go to this relay as it announced itself, if it cannot. The
+    /// connection stays fit for the next message: nothing of this one was said.
+    private mutating func checked() -> Action? {
+        let refusal: String
         if let limit = extensions.maxMessageBytes, textSize > limit {
-            return finishAll(.refused("The message is \(textSize) bytes, more than the \(limit) the relay takes."))
+            refusal = "The message is \(textSize) bytes, more than the \(limit) the relay takes."
+        } else if needsUTF8 && !extensions.smtpUTF8 {
+            refusal = "An address is not ASCII, and the relay does not offer SMTPUTF8."
+        } else {
+            return nil
         }
-        if needsUTF8 && !extensions.smtpUTF8 {
-            return finishAll(.refused("An address is not ASCII, and the relay does not offer SMTPUTF8."))
-        }
+        ending = RelaySession(extensions: extensions, isSecure: isSecure, needsReset: false)
+        return finishAll(.refused(refusal))
+    }
+
+    private mutating func afterSecuring() -> Action {
+        if let refusal = checked() { return refusal }
         guard let login = configuration.login else { return mailFrom() }
         guard isSecure || configuration.tls == .none else {
             return finishAll(.deferred("The relay does not offer STARTTLS, and the login is not sent in plain text."))
@@ -227,7 +335,11 @@ struct RelayConversation {
         if extensions.announcesSize { command += " SIZE=\(textSize)" }
         if eightBit && extensions.eightBitMIME { command += " BODY=8BITMIME" }
         if needsUTF8 { command += " SMTPUTF8" }
-        return .send(line(command))
+        guard extensions.pipelining, !message.recipients.isEmpty else { return .send(line(command)) }
+        pipelined = true
+        var batch = line(command)
+        for recipient in message.recipients { batch += line("RCPT TO:<\(recipient)>") }
+        return .send(batch + line("DATA"))
     }
 
     /// RCPT TO for the recipient at `index`, or DATA after the last.
@@ -238,6 +350,7 @@ struct RelayConversation {
         }
         guard outcomes.contains(where: { $0 == nil }) else {
             stage = .done
+            ending = RelaySession(extensions: extensions, isSecure: isSecure, needsReset: true)
             return .finish(outcomes.map { $0 ?? .deferred("The relay took no recipient.") })
         }
         stage = .data
@@ -257,9 +370,13 @@ struct RelayConversation {
         return .finish(outcomes.map { $0 ?? outcome })
     }
 
-    /// A refusal of the whole transaction, before any recipient was settled.
+    /// A refusal of the whole transaction, before any recipient was settled. After MAIL FROM
+    /// the connection may carry on (RSET first); after the greeting, EHLO or HELO it may not.
     private mutating func failAll(_ reply: RelayServerReply, after command: String) -> Action {
-        finishAll(Self.outcome(of: reply, after: command))
+        if command == "MAIL FROM", reply.kind == 4 || reply.kind == 5, reply.code != 421 {
+            ending = RelaySession(extensions: extensions, isSecure: isSecure, needsReset: true)
+        }
+        return finishAll(Self.outcome(of: reply, after: command))
     }
 
     private mutating func failAccepted(_ reply: RelayServerReply, after command: String) -> Action {
@@ -283,4 +400,12 @@ struct RelayConversation {
     private func line(_ text: String) -> [UInt8] {
         Array(text.utf8) + [13, 10]
     }
+}
+
+/// What a connection that has carried a transaction brings to the next: what the relay
+/// announced, whether TLS is on, and whether RSET must come first.
+struct RelaySession: Equatable, Sendable {
+    var extensions: RelayExtensions
+    var isSecure: Bool
+    var needsReset: Bool
 }

@@ -17,7 +17,7 @@ public final class OutboundQueue: Sendable {
     private let log: @Sendable (String) -> Void
     /// Mails being sent now, by `outbound_mail` id.
     private let busy = Mutex<Set<Int64>>([])
-    private let pumping = Mutex(false)
+    private let stopped = Mutex(false)
     private let queue = DispatchQueue(label: "mailroom.outbound")
     private let ticker = Mutex<Ticker?>(nil)
 
@@ -48,14 +48,20 @@ public final class OutboundQueue: Sendable {
         pump()
     }
 
+    /// Sends nothing more; what is under way goes on to its outcome (`sending`).
     public func stop() {
         service.outboundWake.withLock { $0 = nil }
         ticker.withLock { $0 }?.stop()
+        stopped.withLock { $0 = true }
     }
+
+    /// Mails under way: handed to the relay, or their outcome being recorded.
+    public var sending: Int { busy.withLock { $0.count } }
 
     /// Starts sending what is due, up to `sessions` at once. Runs on the queue, one at a time.
     func pump() {
         queue.async { [self] in
+            guard !stopped.withLock({ $0 }) else { return }
             let free = sessions - busy.withLock { $0.count }
             guard free > 0 else { return }
             let time = service.now()
@@ -78,65 +84,64 @@ public final class OutboundQueue: Sendable {
         let envelope = OutboundEnvelope(sender: mail.sender, recipients: mail.rows.map(\.recipient), bytes: mail.bytes)
         let ended = EndSent()
         let rows = mail.rows
+        // Neither callback waits for its commit: each hands the write to the next group commit
+        // and goes on from its `then`, so no thread sits blocked per message.
         sender.send(envelope, beforeEnd: { [self] proceed in
-            DispatchQueue.global().async { [self] in
-                let time = service.now()
-                do throws(ServiceError) {
-                    try service.performing { transaction throws(ServiceError) in
-                        try storing { () throws(StoreError) in try transaction.markSending(rows.map(\.id), at: time) }
-                    }
+            let time = service.now()
+            service.performDetached(touching: [], { transaction throws(ServiceError) in
+                try storing { () throws(StoreError) in try transaction.markSending(rows.map(\.id), at: time) }
+            }, then: { [self] failure in
+                if let failure {
+                    log("outbound: cannot record mail \(mail.mail) as sending: \(failure.message)")
+                    proceed(false)
+                } else {
                     ended.value.store(true, ordering: .releasing)
                     proceed(true)
-                } catch {
-                    log("outbound: cannot record mail \(mail.mail) as sending: \(error.message)")
-                    proceed(false)
                 }
-            }
+            })
         }, completion: { [self] replies in
-            DispatchQueue.global().async { [self] in
-                settle(mail, rows: rows, replies: replies, ended: ended.value.load(ordering: .acquiring))
-                busy.withLock { _ = $0.remove(mail.mail) }
-                pump()
-            }
+            settle(mail, rows: rows, replies: replies, ended: ended.value.load(ordering: .acquiring))
         })
     }
 
+    /// Records each recipient's fate; the mail leaves `busy` once that is durable.
     private func settle(_ mail: DueMail, rows: [(id: Int64, recipient: String, attempts: Int)], replies: [OutboundReply], ended: Bool) {
         let time = service.now()
         let metrics = service.metrics
-        do throws(ServiceError) {
-            try service.performing { transaction throws(ServiceError) in
-                try storing { () throws(StoreError) in
-                    for (index, row) in rows.enumerated() {
-                        let reply = index < replies.count ? replies[index] : .deferred("The relay gave no answer for this recipient.")
-                        switch reply {
-                        case .accepted(let text):
-                            try transaction.settle(row.id, .sent, reply: text, at: time)
-                            metrics.outboundSent.wrappingAdd(1, ordering: .relaxed)
-                        case .refused(let text):
-                            try transaction.settle(row.id, .failed, reply: text, countAttempt: !ended, at: time)
+        service.performDetached(touching: [], { transaction throws(ServiceError) in
+            try storing { () throws(StoreError) in
+                for (index, row) in rows.enumerated() {
+                    let reply = index < replies.count ? replies[index] : .deferred("The relay gave no answer for this recipient.")
+                    switch reply {
+                    case .accepted(let text):
+                        try transaction.settle(row.id, .sent, reply: text, at: time)
+                        metrics.outboundSent.wrappingAdd(1, ordering: .relaxed)
+                    case .refused(let text):
+                        try transaction.settle(row.id, .failed, reply: text, countAttempt: !ended, at: time)
+                        metrics.outboundFailed.wrappingAdd(1, ordering: .relaxed)
+                    case .deferred(let text) where ended && !reply.isServerReply:
+                        try transaction.settle(row.id, .failed, reply: Self.inDoubt + " (" + text + ")", at: time)
+                        metrics.outboundFailed.wrappingAdd(1, ordering: .relaxed)
+                    case .deferred(let text):
+                        let attempts = row.attempts + 1
+                        let wait = min(Int64(60) << min(attempts - 1, 20), Self.longestWait)
+                        if try transaction.outboundAge(row.id, at: time) + wait > Self.lifetime {
+                            try transaction.settle(row.id, .failed, reply: "Gave up after five days: " + text,
+                                                   countAttempt: !ended, at: time)
                             metrics.outboundFailed.wrappingAdd(1, ordering: .relaxed)
-                        case .deferred(let text) where ended && !reply.isServerReply:
-                            try transaction.settle(row.id, .failed, reply: Self.inDoubt + " (" + text + ")", at: time)
-                            metrics.outboundFailed.wrappingAdd(1, ordering: .relaxed)
-                        case .deferred(let text):
-                            let attempts = row.attempts + 1
-                            let wait = min(Int64(60) << min(attempts - 1, 20), Self.longestWait)
-                            if try transaction.outboundAge(row.id, at: time) + wait > Self.lifetime {
-                                try transaction.settle(row.id, .failed, reply: "Gave up after five days: " + text,
-                                                       countAttempt: !ended, at: time)
-                                metrics.outboundFailed.wrappingAdd(1, ordering: .relaxed)
-                            } else {
-                                try transaction.settle(row.id, .queued, reply: text, retryAt: time + wait, countAttempt: !ended, at: time)
-                                metrics.outboundDeferred.wrappingAdd(1, ordering: .relaxed)
-                            }
+                        } else {
+                            try transaction.settle(row.id, .queued, reply: text, retryAt: time + wait, countAttempt: !ended, at: time)
+                            metrics.outboundDeferred.wrappingAdd(1, ordering: .relaxed)
                         }
                     }
                 }
+                try transaction.dropSentBytes(of: mail.mail)
             }
-        } catch {
-            log("outbound: cannot record how mail \(mail.mail) went: \(error.message)")
-        }
+        }, then: { [self] failure in
+            if let failure { log("outbound: cannot record how mail \(mail.mail) went: \(failure.message)") }
+            busy.withLock { _ = $0.remove(mail.mail) }
+            pump()
+        })
     }
 }
 

@@ -90,6 +90,21 @@ final class ChildProcess {
         }
     }
 
+    /// Waits until the whole output so far, as lines, satisfies `holds`, and returns them.
+    func waitForOutputLines(within seconds: Double, until holds: ([String]) -> Bool) throws -> [String] {
+        let deadline = Self.now() + seconds
+        while true {
+            let lines = outputText.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+            if holds(lines) { return lines }
+            guard outputPipe >= 0 || errorPipe >= 0 else {
+                throw TestFailure("the program ended its output first; stdout: \(outputText) stderr: \(errorText)")
+            }
+            let remaining = deadline - Self.now()
+            guard remaining > 0 else { throw TestFailure("not within \(seconds) s; stdout: \(outputText) stderr: \(errorText)") }
+            try readAvailable(waitingAtMost: remaining)
+        }
+    }
+
     /// Reads whatever the program writes for `seconds`, then returns its standard output so far.
     func output(after seconds: Double) throws -> String {
         let deadline = Self.now() + seconds

@@ -48,6 +48,11 @@ final class RelayPeer {
         return process.outputText.split(separator: "\n").map(String.init)
     }
 
+    /// Every line printed so far, once `count` sessions have ended.
+    func linesOfSessions(_ count: Int, within seconds: Double = 20) throws -> [String] {
+        try process.waitForOutputLines(within: seconds) { $0.filter { $0 == "closed" }.count >= count }
+    }
+
     /// The text of the first message, as it came over the wire.
     func data(within seconds: Double = 20) throws -> [UInt8] {
         let encoded = try waitFor("data", within: seconds)

@@ -53,10 +53,11 @@ final class RelayTestLoop {
     }
 
     deinit {
-        // A connection still saying QUIT when the loop stops would be cut off and its memory
+        // A connection still open or saying QUIT when the loop stops would be cut off and its memory
         // never freed, which the leak checker would rightly report.
         let deadline = Deadline(10)
-        while clients.contains(where: { $0.attemptsInFlight > 0 }) && !deadline.hasPassed {
+        for client in clients { client.quit() }
+        while clients.contains(where: { $0.attemptsInFlight > 0 || $0.connectionsOpen > 0 }) && !deadline.hasPassed {
             _ = poll(nil, 0, 5)
         }
         loop.stopper.stop()
