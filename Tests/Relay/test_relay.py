@@ -272,3 +272,56 @@ def test_a_4xx_is_deferred_survives_kill_9_and_is_sent_at_once_after_a_restart()
     finally:
         restarted.stop()
         taking.stop()
+
+
+def test_kill_9_while_the_relay_answers_the_end_of_the_data_sends_no_second_copy():
+    """The relay holds its answer to the final dot for 30 s; Mailroom is killed meanwhile, with
+    the row committed as being sent. After a restart the row fails as in doubt and is not sent
+    again: a message released next goes out alone."""
+    slow = Sink("-W", ".:30")
+    work = tempfile.mkdtemp(prefix="mailroom-relay-")
+    db = os.path.join(work, "mailroom.sqlite")
+    server = mailroom(slow.port, db=db)
+    message_id = send(server, "Half way")
+    release(server, message_id, "ops@vendor.test")
+    until_commit(server, lambda: "being sent" in history(server, message_id), "the row committed as being sent")
+    server.process.send_signal(signal.SIGKILL)
+    server.process.wait(timeout=10)
+    server.process.stdout.close()
+    slow.stop()
+    taking = Sink()
+    restarted = mailroom(taking.port, db=db)
+    try:
+        shown = until_commit(restarted, lambda: (lambda text: text if "failed" in text else None)(history(restarted, message_id)),
+                             "the row to fail as in doubt")
+        assert "In doubt" in shown
+        other = send(restarted, "Next one")
+        release(restarted, other, "ops@vendor.test")
+        until_commit(restarted, lambda: taking.taken(b"Subject: Next one"), "the next release")
+        assert len(taking.files()) == 1
+        assert not taking.taken(b"Subject: Half way")
+    finally:
+        restarted.stop()
+        taking.stop()
+
+
+def test_relay_all_passes_each_message_on_byte_for_byte_to_each_allowed_recipient():
+    """Several messages in a row (one kept connection, commands pipelined: smtp-sink offers
+    PIPELINING), each with a recipient the allow-list names and one it does not."""
+    sink = Sink()
+    server = mailroom(sink.port, "--relay-all")
+    try:
+        ids = [send(server, f"Nightly run {n}", to=f"team@vendor.test, boss@elsewhere.test") for n in range(5)]
+        for n, message_id in enumerate(ids):
+            files = until_commit(server, lambda: sink.taken(f"Subject: Nightly run {n}\n".encode()), f"message {n} at the sink")
+            header, body = dumped_message(files[0])
+            assert b"X-Rcpt-Args: <team@vendor.test>" in header and b"elsewhere" not in header
+            raw = urllib.request.urlopen(server.url(f"/api/v1/messages/{message_id}/raw"), timeout=15).read()
+            # Mailroom's Received field (two lines) on top, then the message as it arrived.
+            assert body.startswith(b"Received: by ")
+            assert body.split(b"\n", 2)[2].rstrip(b"\n") == raw.replace(b"\r\n", b"\n").rstrip(b"\n")
+            until_commit(server, lambda: "relayed on arrival, sent" in history(server, message_id), f"message {n} sent")
+        assert len(sink.files()) == 5
+    finally:
+        server.stop()
+        sink.stop()
