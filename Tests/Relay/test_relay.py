@@ -136,6 +136,23 @@ def history(server, message_id):
     return re.sub(r"<[^>]+>", "", match.group(0)) if match else ""
 
 
+def released_killed_and_restarted(sink, subject, state):
+    """Releases a new message to `sink`, kills Mailroom with SIGKILL once the message's page shows
+    `state`, and starts it again on the same file with a new sink that takes everything:
+    the message's id, the new sink and the restarted server."""
+    db = os.path.join(tempfile.mkdtemp(prefix="mailroom-relay-"), "mailroom.sqlite")
+    server = mailroom(sink.port, db=db)
+    message_id = send(server, subject)
+    release(server, message_id, "ops@vendor.test")
+    until_commit(server, lambda: state in history(server, message_id), f"the page to say {state}")
+    server.process.send_signal(signal.SIGKILL)
+    server.process.wait(timeout=10)
+    server.process.stdout.close()
+    sink.stop()
+    taking = Sink()
+    return message_id, taking, mailroom(taking.port, db=db)
+
+
 def dumped_message(path):
     """What the sink took, less the lines it writes on top (up to its three-line Received)."""
     lines = Path(path).read_bytes().split(b"\n")
@@ -252,19 +269,7 @@ def test_no_answer_after_the_end_of_the_data_is_in_doubt_and_never_sent_twice():
 
 
 def test_a_4xx_is_deferred_survives_kill_9_and_is_sent_at_once_after_a_restart():
-    refusing = Sink("-r", ".")
-    work = tempfile.mkdtemp(prefix="mailroom-relay-")
-    db = os.path.join(work, "mailroom.sqlite")
-    server = mailroom(refusing.port, db=db)
-    message_id = send(server, "Try again")
-    release(server, message_id, "ops@vendor.test")
-    until_commit(server, lambda: "deferred" in history(server, message_id), "a deferral")
-    server.process.send_signal(signal.SIGKILL)
-    server.process.wait(timeout=10)
-    server.process.stdout.close()
-    refusing.stop()
-    taking = Sink()
-    restarted = mailroom(taking.port, db=db)
+    message_id, taking, restarted = released_killed_and_restarted(Sink("-r", "."), "Try again", "deferred")
     try:
         until_commit(restarted, lambda: taking.taken(b"Subject: Try again"), "the retry after the restart")
         until_commit(restarted, lambda: "released, sent" in history(restarted, message_id), "the page to say sent")
@@ -278,19 +283,7 @@ def test_kill_9_while_the_relay_answers_the_end_of_the_data_sends_no_second_copy
     """The relay holds its answer to the final dot for 30 s; Mailroom is killed meanwhile, with
     the row committed as being sent. After a restart the row fails as in doubt and is not sent
     again: a message released next goes out alone."""
-    slow = Sink("-W", ".:30")
-    work = tempfile.mkdtemp(prefix="mailroom-relay-")
-    db = os.path.join(work, "mailroom.sqlite")
-    server = mailroom(slow.port, db=db)
-    message_id = send(server, "Half way")
-    release(server, message_id, "ops@vendor.test")
-    until_commit(server, lambda: "being sent" in history(server, message_id), "the row committed as being sent")
-    server.process.send_signal(signal.SIGKILL)
-    server.process.wait(timeout=10)
-    server.process.stdout.close()
-    slow.stop()
-    taking = Sink()
-    restarted = mailroom(taking.port, db=db)
+    message_id, taking, restarted = released_killed_and_restarted(Sink("-W", ".:30"), "Half way", "being sent")
     try:
         shown = until_commit(restarted, lambda: (lambda text: text if "failed" in text else None)(history(restarted, message_id)),
                              "the row to fail as in doubt")
