@@ -242,27 +242,21 @@ def test_relay_matching_passes_on_only_what_its_search_finds():
         sink.stop()
 
 
-def test_a_5xx_at_the_end_of_the_data_fails_and_the_page_shows_the_reply():
-    sink = Sink("-f", ".")
+@pytest.mark.parametrize("sink_option, shown_text", [
+    # smtp-sink refuses the end of the data with a 5xx: final, with the relay's words.
+    ("-f", "500 5.3.0"),
+    # smtp-sink hangs up instead of answering the end: the relay may have it, so it fails as
+    # in doubt rather than going a second time.
+    ("-q", "In doubt"),
+])
+def test_what_the_relay_says_to_the_end_of_the_data_is_shown_as_a_failure(sink_option, shown_text):
+    sink = Sink(sink_option, ".")
     server = mailroom(sink.port)
     try:
-        message_id = send(server, "Rejected")
+        message_id = send(server, "Answered at the end")
         release(server, message_id, "ops@vendor.test")
         shown = until_commit(server, lambda: (lambda text: text if "failed" in text else None)(history(server, message_id)), "a failure")
-        assert "500 5.3.0" in shown
-    finally:
-        server.stop()
-        sink.stop()
-
-
-def test_no_answer_after_the_end_of_the_data_is_in_doubt_and_never_sent_twice():
-    sink = Sink("-q", ".")
-    server = mailroom(sink.port)
-    try:
-        message_id = send(server, "Lost answer")
-        release(server, message_id, "ops@vendor.test")
-        shown = until_commit(server, lambda: (lambda text: text if "failed" in text else None)(history(server, message_id)), "in doubt")
-        assert "In doubt" in shown
+        assert shown_text in shown
     finally:
         server.stop()
         sink.stop()

@@ -1,3 +1,5 @@
+import MailroomService
+
 /// When the relay client encrypts the connection with STARTTLS.
 public enum RelayTLS: String, Sendable {
     /// STARTTLS whenever the relay offers it, with the certificate chain and host name verified;
@@ -50,28 +52,10 @@ public struct RelayConfiguration: Sendable {
     }
 }
 
-/// One message to hand to the relay, with its envelope.
-public struct RelayMessage: Sendable {
-    /// The MAIL FROM address; empty for a bounce.
-    public var sender: String
-    public var recipients: [String]
-    /// The message as stored, lines ending in LF or CRLF. The client sends it with CRLF line
-    /// ends and dot-stuffed.
-    public var bytes: [UInt8]
+/// One message to hand to the relay, with its envelope: the outbound queue's own. `bytes` is
+/// the message as stored, lines ending in LF or CRLF; the client sends it with CRLF line ends
+/// and dot-stuffed.
+public typealias RelayMessage = OutboundEnvelope
 
-    public init(sender: String, recipients: [String], bytes: [UInt8]) {
-        self.sender = sender
-        self.recipients = recipients
-        self.bytes = bytes
-    }
-}
-
-/// What became of one recipient.
-public enum RelayReply: Sendable, Equatable {
-    /// The relay took the message for this recipient: its reply, code first.
-    case accepted(String)
-    /// A 4xx, or trouble with the connection, TLS or time: try again later. Says why.
-    case deferred(String)
-    /// A 5xx, or a message the relay cannot take as it is: do not try again. Says why.
-    case refused(String)
-}
+/// What became of one recipient: the outbound queue's own words for it.
+public typealias RelayReply = OutboundReply

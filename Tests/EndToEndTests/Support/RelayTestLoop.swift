@@ -111,13 +111,6 @@ final class RelayOutcome: Sendable {
 }
 
 extension RelayReply {
-    /// The reply's text, whatever its kind.
-    var text: String {
-        switch self {
-        case .accepted(let text), .deferred(let text), .refused(let text): text
-        }
-    }
-
     var isDeferred: Bool {
         if case .deferred = self { return true }
         return false
