@@ -20,6 +20,8 @@ public final class OutboundQueue: Sendable {
     private let stopped = Mutex(false)
     private let queue = DispatchQueue(label: "mailroom.outbound")
     private let ticker = Mutex<Ticker?>(nil)
+    /// The queue's own writes (sending, and each try's outcome), committed together.
+    private let writes: QueueWrites
 
     /// How long a recipient is tried before it fails.
     static let lifetime: Int64 = 5 * 86_400
@@ -33,6 +35,7 @@ public final class OutboundQueue: Sendable {
         self.sender = sender
         self.sessions = max(sessions, 1)
         self.log = log
+        writes = QueueWrites(service: service)
     }
 
     /// Fails what a crash left in doubt, makes deferred mail due at once, and starts sending.
@@ -88,9 +91,7 @@ public final class OutboundQueue: Sendable {
         // and goes on from its `then`, so no thread sits blocked per message.
         sender.send(envelope, beforeEnd: { [self] proceed in
             let time = service.now()
-            service.performDetached(touching: [], { transaction throws(ServiceError) in
-                try storing { () throws(StoreError) in try transaction.markSending(rows.map(\.id), at: time) }
-            }, then: { [self] failure in
+            writes.add({ transaction throws(StoreError) in try transaction.markSending(rows.map(\.id), at: time) }, then: { [self] failure in
                 if let failure {
                     log("outbound: cannot record mail \(mail.mail) as sending: \(failure.message)")
                     proceed(false)
@@ -108,8 +109,7 @@ public final class OutboundQueue: Sendable {
     private func settle(_ mail: DueMail, rows: [(id: Int64, recipient: String, attempts: Int)], replies: [OutboundReply], ended: Bool) {
         let time = service.now()
         let metrics = service.metrics
-        service.performDetached(touching: [], { transaction throws(ServiceError) in
-            try storing { () throws(StoreError) in
+        writes.add({ transaction throws(StoreError) in
                 for (index, row) in rows.enumerated() {
                     let reply = index < replies.count ? replies[index] : .deferred("The relay gave no answer for this recipient.")
                     switch reply {
@@ -136,7 +136,6 @@ public final class OutboundQueue: Sendable {
                     }
                 }
                 try transaction.dropSentBytes(of: mail.mail)
-            }
         }, then: { [self] failure in
             if let failure { log("outbound: cannot record how mail \(mail.mail) went: \(failure.message)") }
             busy.withLock { _ = $0.remove(mail.mail) }
@@ -148,4 +147,48 @@ public final class OutboundQueue: Sendable {
 /// Whether the end of a message's data was let go to the relay: shared by a send's callbacks.
 private final class EndSent: Sendable {
     let value = Atomic(false)
+}
+
+/// The outbound queue's writes, committed in batches: while one batch is being committed, the
+/// writes that come meanwhile wait and go together in the next. Under load many messages share
+/// one commit (one sync); alone, a write goes at once. A batch stands or falls whole, and each
+/// write's `then` hears how it went, on the committing thread.
+private final class QueueWrites: Sendable {
+    typealias Write = (apply: @Sendable (Transaction) throws(StoreError) -> Void, then: @Sendable (ServiceError?) -> Void)
+
+    private let service: Mailroom
+    private let state = Mutex<(waiting: [Write], committing: Bool)>(([], false))
+
+    init(service: Mailroom) {
+        self.service = service
+    }
+
+    func add(_ apply: @escaping @Sendable (Transaction) throws(StoreError) -> Void, then: @escaping @Sendable (ServiceError?) -> Void) {
+        let leads = state.withLock { state -> Bool in
+            state.waiting.append((apply, then))
+            guard !state.committing else { return false }
+            state.committing = true
+            return true
+        }
+        if leads { commitWaiting() }
+    }
+
+    private func commitWaiting() {
+        let batch = state.withLock { state -> [Write] in
+            let batch = state.waiting
+            state.waiting = []
+            if batch.isEmpty { state.committing = false }
+            return batch
+        }
+        guard !batch.isEmpty else { return }
+        // Queue rows only: no mailbox's pages change.
+        service.performDetached(touching: [], { transaction throws(ServiceError) in
+            try storing { () throws(StoreError) in
+                for write in batch { try write.apply(transaction) }
+            }
+        }, then: { [self] failure in
+            for write in batch { write.then(failure) }
+            commitWaiting()
+        })
+    }
 }
