@@ -78,17 +78,56 @@ extension Mailroom {
 /// target; a 5xx or no answer is tried again after 10 s, then twice as long each time up to an
 /// hour, for a day; a 4xx fails at once. Intake never waits for any of it: a call is a row
 /// written in the commit that stores the message.
+///
+/// A call's place is given back as soon as its answer is in, so the next call starts while how
+/// it went is still being committed: the settles of many calls share a commit, made off every
+/// thread that could start a call. Until its settle is durable a call is left out of the due
+/// reads, so it is never made twice; and while a call that is to be tried again is being
+/// settled, its target starts no other call, so the calls after it wait as they would behind
+/// any call not yet due.
 public final class WebhookQueue: Sendable {
     private let service: Mailroom
     private let sender: any WebhookSender
     private let policy: WebhookPolicy
     private let log: @Sendable (String) -> Void
-    private let busy = Mutex<Set<Int64>>([])
+    private let state = Mutex(State())
     private let queue = DispatchQueue(label: "mailroom.webhooks")
     private let ticker = Mutex<Ticker?>(nil)
 
     static let lifetime: Int64 = 86_400
     static let longestWait: Int64 = 3_600
+
+    /// How one call went, waiting to be committed.
+    private struct Settle {
+        var call: DueWebhook
+        var state: String
+        var reply: String
+        var retryAt: Int64?
+        var time: Int64
+    }
+
+    private struct State {
+        /// Calls under way, by target: what counts against `concurrency`.
+        var sending: [String: Set<Int64>] = [:]
+        /// Calls answered whose settles are not yet durable, by target: left out of due reads.
+        var settling: [String: Set<Int64>] = [:]
+        /// Per target, settles under way that put a call back in the queue: the target starts
+        /// nothing while there is one.
+        var requeueing: [String: Int] = [:]
+        /// Settles not yet handed to a commit.
+        var pending: [Settle] = []
+        /// A commit of settles is on its way; more wait in `pending` for the next.
+        var committing = false
+        /// A pump is queued and has not yet begun: another one is not needed.
+        var pumpQueued = false
+    }
+
+    /// The settles one commit took, and why they could not be written, if so: written by the
+    /// command on the leading thread, read once its batch is done.
+    private final class SettleBatch: @unchecked Sendable {
+        var settles: [Settle] = []
+        var failure: String?
+    }
 
     public init(service: Mailroom, sender: any WebhookSender, policy: WebhookPolicy, log: @escaping @Sendable (String) -> Void) {
         self.service = service
@@ -109,26 +148,48 @@ public final class WebhookQueue: Sendable {
         ticker.withLock { $0 }?.stop()
     }
 
+    /// Returns once everything queued on the queue so far has run: for tests.
+    func drain() {
+        queue.sync {}
+    }
+
+    /// Starts the calls that are due and have room, on the queue; wake-ups that come while one
+    /// is queued share it.
     func pump() {
+        let queued = state.withLock { state in
+            defer { state.pumpQueued = true }
+            return state.pumpQueued
+        }
+        guard !queued else { return }
         queue.async { [self] in
-            let time = service.now()
-            for target in policy.targets {
-                let inFlight = busy.withLock { busy in busy }
-                let due: [DueWebhook]
-                do throws(ServiceError) {
-                    due = try service.read { reader throws(StoreError) in
-                        try reader.dueWebhooks(to: target, at: time, limit: policy.concurrency, excluding: inFlight)
-                    }
-                } catch {
-                    log("webhook: cannot read the queue: \(error.message)")
-                    return
-                }
-                let running = busy.withLock { $0.count }
-                for call in due.prefix(max(policy.concurrency * policy.targets.count - running, 0)) {
-                    busy.withLock { _ = $0.insert(call.id) }
-                    send(call)
-                }
+            state.withLock { $0.pumpQueued = false }
+            startDueCalls()
+        }
+    }
+
+    private func startDueCalls() {
+        let time = service.now()
+        for target in policy.targets {
+            let (room, excluded) = state.withLock { state -> (Int, Set<Int64>) in
+                let sending = state.sending[target] ?? []
+                guard state.requeueing[target, default: 0] == 0 else { return (0, []) }
+                return (policy.concurrency - sending.count, sending.union(state.settling[target] ?? []))
             }
+            guard room > 0 else { continue }
+            let due: [DueWebhook]
+            do throws(ServiceError) {
+                due = try service.read { reader throws(StoreError) in
+                    try reader.dueWebhooks(to: target, at: time, limit: room, excluding: excluded)
+                }
+            } catch {
+                log("webhook: cannot read the queue: \(error.message)")
+                return
+            }
+            // Only this queue adds to `sending`, so the room counted above is still there.
+            state.withLock { state in
+                for call in due { state.sending[target, default: []].insert(call.id) }
+            }
+            for call in due { send(call) }
         }
     }
 
@@ -136,15 +197,29 @@ public final class WebhookQueue: Sendable {
         var headers = [("X-Mailroom-Delivery", String(call.id))]
         if let signature = policy.signature(of: call.body) { headers.append(("X-Mailroom-Signature", signature)) }
         sender.post(to: call.target, body: call.body, headers: headers) { [self] outcome in
-            DispatchQueue.global().async { [self] in
-                settle(call, outcome)
-                busy.withLock { _ = $0.remove(call.id) }
-                pump()
-            }
+            // The sender's thread (an event loop) only hands the outcome over.
+            queue.async { [self] in answered(call, outcome) }
         }
     }
 
-    private func settle(_ call: DueWebhook, _ outcome: WebhookOutcome) {
+    /// Gives the call's place back, queues its settle for the next commit, and starts what is due.
+    private func answered(_ call: DueWebhook, _ outcome: WebhookOutcome) {
+        let settle = judge(call, outcome)
+        let commitNow = state.withLock { state -> Bool in
+            state.sending[call.target]?.remove(call.id)
+            state.settling[call.target, default: []].insert(call.id)
+            if settle.state == "queued" { state.requeueing[call.target, default: 0] += 1 }
+            state.pending.append(settle)
+            guard !state.committing else { return false }
+            state.committing = true
+            return true
+        }
+        if commitNow { commitSettles() }
+        startDueCalls()
+    }
+
+    /// What the outcome makes of the call, counted and logged.
+    private func judge(_ call: DueWebhook, _ outcome: WebhookOutcome) -> Settle {
         let time = service.now()
         let metrics = service.metrics
         let (state, reply, retryAt): (String, String, Int64?)
@@ -168,14 +243,53 @@ public final class WebhookQueue: Sendable {
                 log("webhook: call \(call.id) to \(call.target) will be tried again in \(wait) s: \(text)")
             }
         }
-        do throws(ServiceError) {
-            try service.performing { transaction throws(ServiceError) in
-                try storing { () throws(StoreError) in
-                    try transaction.settleWebhook(call.id, state, reply: reply, retryAt: retryAt, at: time)
-                }
+        return Settle(call: call, state: state, reply: reply, retryAt: retryAt, time: time)
+    }
+
+    /// Commits every pending settle together, without waiting: a detached command in the
+    /// service's group commit, which takes the settles queued by the time it runs. Once that
+    /// batch is durable (or failed), the calls are let go of and the next settles follow.
+    private func commitSettles() {
+        let taken = SettleBatch()
+        let entry = GroupCommit.Entry(command: { [self] transaction in
+            taken.settles = state.withLock { state in
+                defer { state.pending = [] }
+                return state.pending
             }
-        } catch {
-            log("webhook: cannot record how call \(call.id) went: \(error.message)")
+            do {
+                // Its own savepoint: a settle that fails takes no stored mail with it.
+                try transaction.attempt {
+                    for settle in taken.settles {
+                        try transaction.settleWebhook(settle.call.id, settle.state, reply: settle.reply, retryAt: settle.retryAt, at: settle.time)
+                    }
+                }
+                return true
+            } catch {
+                taken.failure = (error as? StoreError).map { ServiceError($0, doing: ServiceError.changing).message } ?? "\(error)"
+                return false
+            }
+        }, whenDone: { [self] entry in
+            let failure = entry.saveFailure?.message ?? taken.failure
+            queue.async { [self] in settled(taken.settles, failure: failure) }
+        })
+        service.commits.submitDetached(entry) { [service] batch in service.commitBatch(batch) }
+    }
+
+    /// The settles' commit is over: their calls may be read again (a failed settle leaves the
+    /// call queued and due, so it is made again).
+    private func settled(_ settles: [Settle], failure: String?) {
+        if let failure {
+            for settle in settles { log("webhook: cannot record how call \(settle.call.id) went: \(failure)") }
         }
+        let commitAgain = state.withLock { state -> Bool in
+            for settle in settles {
+                state.settling[settle.call.target]?.remove(settle.call.id)
+                if settle.state == "queued" { state.requeueing[settle.call.target, default: 1] -= 1 }
+            }
+            state.committing = !state.pending.isEmpty
+            return state.committing
+        }
+        if commitAgain { commitSettles() }
+        startDueCalls()
     }
 }
