@@ -12,7 +12,7 @@ import smtplib
 import subprocess
 import sys
 import tempfile
-import time
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -26,18 +26,6 @@ import mailroom_server  # noqa: E402
 
 SMTP_SINK = "/usr/sbin/smtp-sink"
 ALLOW = [r"--relay-allow-to", r".*@vendor\.test"]
-
-
-def wait_for(condition, what, timeout=20):
-    """Polls `condition` until it holds; fails naming `what` after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def until_commit(server, condition, what, timeout=20):
@@ -54,20 +42,26 @@ def until_commit(server, condition, what, timeout=20):
 
 
 class Sink:
-    """smtp-sink on a free port; each message it takes becomes one file in `folder`."""
+    """smtp-sink on a free port; each message it takes becomes one file in `folder`. Run with
+    -vvv, it says on stderr when its socket is being watched (after listen and its change of
+    user), which is what the start waits for; a thread keeps reading what it says after."""
 
     def __init__(self, *options):
         self.folder = tempfile.mkdtemp(prefix="mailroom-sink-")
         self.port = mailroom_server.free_port()
         self.process = subprocess.Popen(
-            [SMTP_SINK, "-u", "root", "-d", os.path.join(self.folder, "%M."), *options, f"127.0.0.1:{self.port}", "64"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        wait_for(self.listening, "smtp-sink to listen")
+            [SMTP_SINK, "-vvv", "-u", "root", "-d", os.path.join(self.folder, "%M."), *options, f"127.0.0.1:{self.port}", "64"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        ready = threading.Event()
 
-    def listening(self):
-        import socket
-        with socket.socket() as probe:
-            return probe.connect_ex(("127.0.0.1", self.port)) == 0
+        def read():
+            for line in self.process.stderr:
+                if "event_enable_read" in line:
+                    ready.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        if not ready.wait(20):
+            raise AssertionError(f"smtp-sink did not start listening (exit status {self.process.poll()})")
 
     def files(self):
         return sorted(glob.glob(os.path.join(self.folder, "*")))
