@@ -165,4 +165,21 @@ final class ScriptedRelay: OutboundSender {
         #expect(try service.outbound(of: urgent[0]).map(\.cause) == ["relay"])
         #expect(try service.outbound(of: calm[0]).isEmpty)
     }
+
+    @Test func messagesSentTogetherShareTheirCommits() throws {
+        let commits = Mutex(0)
+        let subjects = (1...24).map { "Report \($0)" }
+        let service = try makeService(inbox: subjects, beforeCommit: { commits.withLock { $0 += 1 } })
+        service.useRelay(RelayPolicy(allowedRecipients: [".*@example\\.test"], hostName: "mailroom.test"))
+        let ids = (1...Int64(subjects.count)).map { MessageID($0) }
+        _ = try service.release(ids, to: "ann@example.test", cause: "release")
+        let before = commits.withLock { $0 }
+        let relay = ScriptedRelay([])
+        try run(service, relay) { try ids.allSatisfy { id in try states(service, id.rawValue) == [.sent] } }
+        // Each message writes twice (sending, then sent): 48 writes. Four sessions at once, and
+        // a batch at most every 10 ms, put several in each commit.
+        let used = commits.withLock { $0 } - before
+        #expect(relay.sent.withLock { $0.count } == subjects.count)
+        #expect(used <= subjects.count, "\(used) commits for \(2 * subjects.count) writes")
+    }
 }

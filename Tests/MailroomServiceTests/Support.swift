@@ -33,7 +33,9 @@ final class Shared<Value: Sendable>: Sendable {
 
 /// A service over Inbox and Archive, each holding the messages named (ids 1, 2, … in order,
 /// the Inbox's first), all unread.
-func makeService(inbox: [String], archive: [String] = [], beforeCommit: BeforeCommit? = nil) throws -> Mailroom {
+func makeService(
+    inbox: [String], archive: [String] = [], beforeCommit: BeforeCommit? = nil, now: @escaping @Sendable () -> Int64 = { fixedNow }
+) throws -> Mailroom {
     var next: Int64 = 1
     func messages(_ subjects: [String]) -> [Message] {
         subjects.map { subject in
@@ -47,7 +49,7 @@ func makeService(inbox: [String], archive: [String] = [], beforeCommit: BeforeCo
         Mailbox(id: .archive, name: "Archive", messages: messages(archive)),
         Mailbox(id: .trash, name: "Trash", messages: []),
     ])
-    return try Mailroom(library: library, now: { fixedNow }, beforeCommit: beforeCommit)
+    return try Mailroom(library: library, now: now, beforeCommit: beforeCommit)
 }
 
 extension Mailroom {

@@ -80,10 +80,11 @@ final class CommitGate: Sendable {
 
     /// A service that queues a call to each of `targets` for every message stored, its body the
     /// subject, with the messages named stored already; its commits pass `gate`.
-    private func service(_ subjects: [String], targets: [String] = [target], concurrency: Int, gate: CommitGate)
-        throws -> (Mailroom, WebhookPolicy)
-    {
-        let service = try makeService(inbox: [], beforeCommit: { gate.pass() })
+    private func service(
+        _ subjects: [String], targets: [String] = [target], concurrency: Int, gate: CommitGate,
+        now: @escaping @Sendable () -> Int64 = { fixedNow }
+    ) throws -> (Mailroom, WebhookPolicy) {
+        let service = try makeService(inbox: [], beforeCommit: { gate.pass() }, now: now)
         let policy = WebhookPolicy(targets: targets, secret: nil, concurrency: concurrency) { Array($0.subject.utf8) }
         service.useWebhooks(policy)
         for subject in subjects {
@@ -185,5 +186,35 @@ final class CommitGate: Sendable {
             try reader.webhookCounts() == ["sent": 6]
         }
         #expect(target.calls.withLock { $0 }.filter { $0.target == slow }.map(\.body) == ["One", "Two", "Three"])
+    }
+
+    @Test func aTargetWaitingOutARetryIsNotReadForUntilThen() throws {
+        let clock = Mutex(fixedNow)
+        let (service, policy) = try service(["One"], concurrency: 1, gate: CommitGate(), now: { clock.withLock { $0 } })
+        let target = ScriptedTarget([.retry("HTTP 503")])
+        let queue = WebhookQueue(service: service, sender: target, policy: policy, log: { _ in })
+        queue.start()
+        defer { queue.stop() }
+        guard waitForCall(target, "the first call") else { return }
+        try untilCommit(service, "the first call to be queued for later") { reader throws(StoreError) in
+            try reader.webhookCounts() == ["queued": 1]
+        }
+        queue.drain()
+        let readsBefore = queue.reads.load(ordering: .relaxed)
+        // More mail, and wake-ups, while the first call waits out its ten seconds: nothing is
+        // due, so nothing is read.
+        for subject in ["Two", "Three"] {
+            guard case .success = service.deliver(rawMail(subject)) else { throw ServiceError.unavailable("not stored") }
+            queue.pump()
+            queue.drain()
+        }
+        #expect(queue.reads.load(ordering: .relaxed) == readsBefore)
+        #expect(target.bodies == ["One"])
+        clock.withLock { $0 += 10 }
+        queue.pump()
+        try untilCommit(service, "all three calls to be sent") { reader throws(StoreError) in
+            try reader.webhookCounts() == ["sent": 3]
+        }
+        #expect(target.bodies == ["One", "One", "Two", "Three"])
     }
 }

@@ -15,8 +15,12 @@ public final class OutboundQueue: Sendable {
     private let sender: any OutboundSender
     private let sessions: Int
     private let log: @Sendable (String) -> Void
-    /// Mails being sent now, by `outbound_mail` id.
+    /// Mails being sent now, by `outbound_mail` id: each holds one of the `sessions` places.
     private let busy = Mutex<Set<Int64>>([])
+    /// Mails whose outcome is written but not yet durable. They hold no place (the next mail
+    /// need not wait for this one's commit, and its own "sending" often shares that commit),
+    /// but they are not read as due again meanwhile, and a stop waits for them.
+    private let settling = Mutex<Set<Int64>>([])
     private let stopped = Mutex(false)
     private let queue = DispatchQueue(label: "mailroom.outbound")
     private let ticker = Mutex<Ticker?>(nil)
@@ -59,7 +63,7 @@ public final class OutboundQueue: Sendable {
     }
 
     /// Mails under way: handed to the relay, or their outcome being recorded.
-    public var sending: Int { busy.withLock { $0.count } }
+    public var sending: Int { busy.withLock { $0.count } + settling.withLock { $0.count } }
 
     /// Starts sending what is due, up to `sessions` at once. Runs on the queue, one at a time.
     func pump() {
@@ -68,7 +72,7 @@ public final class OutboundQueue: Sendable {
             let free = sessions - busy.withLock { $0.count }
             guard free > 0 else { return }
             let time = service.now()
-            let excluded = busy.withLock { $0 }
+            let excluded = busy.withLock { $0 }.union(settling.withLock { $0 })
             let due: [DueMail]
             do throws(ServiceError) {
                 due = try service.read { reader throws(StoreError) in try reader.dueOutbound(at: time, limit: free, excluding: excluded) }
@@ -105,10 +109,17 @@ public final class OutboundQueue: Sendable {
         })
     }
 
-    /// Records each recipient's fate; the mail leaves `busy` once that is durable.
+    /// Records each recipient's fate. The mail gives its place up at once (its rows are not
+    /// `queued` until the outcome commits, so no read takes it again), and leaves `settling`
+    /// once the outcome is durable.
     private func settle(_ mail: DueMail, rows: [(id: Int64, recipient: String, attempts: Int)], replies: [OutboundReply], ended: Bool) {
         let time = service.now()
         let metrics = service.metrics
+        settling.withLock { _ = $0.insert(mail.mail) }
+        defer {
+            busy.withLock { _ = $0.remove(mail.mail) }
+            pump()
+        }
         writes.add({ transaction throws(StoreError) in
                 for (index, row) in rows.enumerated() {
                     let reply = index < replies.count ? replies[index] : .deferred("The relay gave no answer for this recipient.")
@@ -138,8 +149,7 @@ public final class OutboundQueue: Sendable {
                 try transaction.dropSentBytes(of: mail.mail)
         }, then: { [self] failure in
             if let failure { log("outbound: cannot record how mail \(mail.mail) went: \(failure.message)") }
-            busy.withLock { _ = $0.remove(mail.mail) }
-            pump()
+            settling.withLock { _ = $0.remove(mail.mail) }
         })
     }
 }
@@ -150,14 +160,19 @@ private final class EndSent: Sendable {
 }
 
 /// The outbound queue's writes, committed in batches: while one batch is being committed, the
-/// writes that come meanwhile wait and go together in the next. Under load many messages share
-/// one commit (one sync); alone, a write goes at once. A batch stands or falls whole, and each
-/// write's `then` hears how it went, on the committing thread.
+/// writes that come meanwhile wait and go together in the next, and a batch starts no sooner
+/// than `gap` after the one before. Under load many messages share one commit (one sync, and
+/// the table and index pages they touch written once); alone, a write goes at once. A batch
+/// stands or falls whole, and each write's `then` hears how it went, on the committing thread.
 private final class QueueWrites: Sendable {
     typealias Write = (apply: @Sendable (Transaction) throws(StoreError) -> Void, then: @Sendable (ServiceError?) -> Void)
 
+    /// Ten milliseconds: little against a relay's own answer to a message, enough for the
+    /// writes of many sessions to meet.
+    static let gap: Duration = .milliseconds(10)
+
     private let service: Mailroom
-    private let state = Mutex<(waiting: [Write], committing: Bool)>(([], false))
+    private let state = Mutex<(waiting: [Write], committing: Bool, lastStart: ContinuousClock.Instant?)>(([], false, nil))
 
     init(service: Mailroom) {
         self.service = service
@@ -170,14 +185,26 @@ private final class QueueWrites: Sendable {
             state.committing = true
             return true
         }
-        if leads { commitWaiting() }
+        if leads { commitWaitingInTurn() }
+    }
+
+    /// Commits what waits now, or once `gap` has passed since the last batch began.
+    private func commitWaitingInTurn() {
+        let wait = state.withLock { state -> Duration in
+            guard let last = state.lastStart else { return .zero }
+            return max(.zero, Self.gap - (ContinuousClock.now - last))
+        }
+        guard wait > .zero else { return commitWaiting() }
+        let (seconds, attoseconds) = wait.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in commitWaiting() }
     }
 
     private func commitWaiting() {
         let batch = state.withLock { state -> [Write] in
             let batch = state.waiting
             state.waiting = []
-            if batch.isEmpty { state.committing = false }
+            if batch.isEmpty { state.committing = false } else { state.lastStart = .now }
             return batch
         }
         guard !batch.isEmpty else { return }
@@ -188,7 +215,7 @@ private final class QueueWrites: Sendable {
             }
         }, then: { [self] failure in
             for write in batch { write.then(failure) }
-            commitWaiting()
+            commitWaitingInTurn()
         })
     }
 }

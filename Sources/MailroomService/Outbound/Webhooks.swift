@@ -93,6 +93,8 @@ public final class WebhookQueue: Sendable {
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "mailroom.webhooks")
     private let ticker = Mutex<Ticker?>(nil)
+    /// How many times the queue has been read for due calls: for tests.
+    let reads = Atomic(0)
 
     static let lifetime: Int64 = 86_400
     static let longestWait: Int64 = 3_600
@@ -120,6 +122,10 @@ public final class WebhookQueue: Sendable {
         var committing = false
         /// A pump is queued and has not yet begun: another one is not needed.
         var pumpQueued = false
+        /// Per target, when the call put back in the queue comes due: until then every later call
+        /// waits behind it, so the queue is not read for that target (a dead target costs intake
+        /// no read per message).
+        var resting: [String: Int64] = [:]
     }
 
     /// The settles one commit took, and why they could not be written, if so: written by the
@@ -173,10 +179,15 @@ public final class WebhookQueue: Sendable {
             let (room, excluded) = state.withLock { state -> (Int, Set<Int64>) in
                 let sending = state.sending[target] ?? []
                 guard state.requeueing[target, default: 0] == 0 else { return (0, []) }
+                if let until = state.resting[target] {
+                    guard time >= until else { return (0, []) }
+                    state.resting[target] = nil
+                }
                 return (policy.concurrency - sending.count, sending.union(state.settling[target] ?? []))
             }
             guard room > 0 else { continue }
             let due: [DueWebhook]
+            reads.wrappingAdd(1, ordering: .relaxed)
             do throws(ServiceError) {
                 due = try service.read { reader throws(StoreError) in
                     try reader.dueWebhooks(to: target, at: time, limit: room, excluding: excluded)
@@ -284,7 +295,11 @@ public final class WebhookQueue: Sendable {
         let commitAgain = state.withLock { state -> Bool in
             for settle in settles {
                 state.settling[settle.call.target]?.remove(settle.call.id)
-                if settle.state == "queued" { state.requeueing[settle.call.target, default: 1] -= 1 }
+                guard settle.state == "queued" else { continue }
+                state.requeueing[settle.call.target, default: 1] -= 1
+                // Left queued by a failed commit: due now. Put back: due at its retry.
+                let due = failure == nil ? settle.retryAt ?? 0 : 0
+                state.resting[settle.call.target] = min(state.resting[settle.call.target] ?? due, due)
             }
             state.committing = !state.pending.isEmpty
             return state.committing
