@@ -190,30 +190,9 @@ public final class RelayClient: @unchecked Sendable {
         if connections.removeValue(forKey: ObjectIdentifier(connection)) != nil { open.subtract(1, ordering: .relaxed) }
     }
 
-    /// Runs `job` on the loop's thread at its next turn. `event_base_once` is safe from any
-    /// thread once `evthread_use_pthreads` has run, wakes the loop, and frees its event itself;
-    /// false if libevent could not take the job.
+    /// Runs `job` on the loop's thread at its next turn; false if libevent could not take it.
     private func onLoop(_ job: @escaping @Sendable () -> Void) -> Bool {
-        let box = Unmanaged.passRetained(RelayJob(job)).toOpaque()
-        var now = timeval(tv_sec: 0, tv_usec: 0)
-        let added = event_base_once(loop.base, -1, Int16(EV_TIMEOUT), { _, _, context in
-            guard let context else { return }
-            Unmanaged<RelayJob>.fromOpaque(context).takeRetainedValue().run()
-        }, box, &now)
-        guard added == 0 else {
-            Unmanaged<RelayJob>.fromOpaque(box).release()
-            return false
-        }
-        return true
-    }
-}
-
-/// A closure on its way to a loop's thread.
-private final class RelayJob: Sendable {
-    let run: @Sendable () -> Void
-
-    init(_ run: @escaping @Sendable () -> Void) {
-        self.run = run
+        EventLoop.once(on: loop.base, job)
     }
 }
 

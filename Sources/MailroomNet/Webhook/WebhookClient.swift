@@ -84,28 +84,7 @@ public final class WebhookClient: @unchecked Sendable {
     }
 
     /// Runs `job` on the loop's thread at its next turn; false if libevent could not take it.
-    /// `event_base_once` may be called from any thread once `evthread_use_pthreads` has run;
-    /// it wakes the loop and frees its own event.
     private func onLoop(_ job: @escaping @Sendable () -> Void) -> Bool {
-        let box = Unmanaged.passRetained(WebhookJob(job)).toOpaque()
-        var now = timeval(tv_sec: 0, tv_usec: 0)
-        let added = event_base_once(loop.base, -1, Int16(EV_TIMEOUT), { _, _, context in
-            guard let context else { return }
-            Unmanaged<WebhookJob>.fromOpaque(context).takeRetainedValue().run()
-        }, box, &now)
-        guard added == 0 else {
-            Unmanaged<WebhookJob>.fromOpaque(box).release()
-            return false
-        }
-        return true
-    }
-}
-
-/// A closure on its way to the loop's thread.
-private final class WebhookJob: Sendable {
-    let run: @Sendable () -> Void
-
-    init(_ run: @escaping @Sendable () -> Void) {
-        self.run = run
+        EventLoop.once(on: loop.base, job)
     }
 }

@@ -80,8 +80,7 @@ extension Mailroom {
 /// written in the commit that stores the message.
 ///
 /// A call's place is given back as soon as its answer is in, so the next call starts while how
-/// it went is still being committed: the settles of many calls share a commit, made off every
-/// thread that could start a call. Until its settle is durable a call is left out of the due
+/// it went is still being committed: the settles of many calls share a commit (`QueueWrites`). Until its settle is durable a call is left out of the due
 /// reads, so it is never made twice; and while a call that is to be tried again is being
 /// settled, its target starts no other call, so the calls after it wait as they would behind
 /// any call not yet due.
@@ -93,6 +92,8 @@ public final class WebhookQueue: Sendable {
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "mailroom.webhooks")
     private let ticker = Mutex<Ticker?>(nil)
+    /// How calls went, committed together (see `QueueWrites`).
+    private let writes: QueueWrites
     /// How many times the queue has been read for due calls: for tests.
     let reads = Atomic(0)
 
@@ -100,7 +101,7 @@ public final class WebhookQueue: Sendable {
     static let longestWait: Int64 = 3_600
 
     /// How one call went, waiting to be committed.
-    private struct Settle {
+    private struct Settle: Sendable {
         var call: DueWebhook
         var state: String
         var reply: String
@@ -116,10 +117,6 @@ public final class WebhookQueue: Sendable {
         /// Per target, settles under way that put a call back in the queue: the target starts
         /// nothing while there is one.
         var requeueing: [String: Int] = [:]
-        /// Settles not yet handed to a commit.
-        var pending: [Settle] = []
-        /// A commit of settles is on its way; more wait in `pending` for the next.
-        var committing = false
         /// A pump is queued and has not yet begun: another one is not needed.
         var pumpQueued = false
         /// Per target, when the call put back in the queue comes due: until then every later call
@@ -128,18 +125,12 @@ public final class WebhookQueue: Sendable {
         var resting: [String: Int64] = [:]
     }
 
-    /// The settles one commit took, and why they could not be written, if so: written by the
-    /// command on the leading thread, read once its batch is done.
-    private final class SettleBatch: @unchecked Sendable {
-        var settles: [Settle] = []
-        var failure: String?
-    }
-
     public init(service: Mailroom, sender: any WebhookSender, policy: WebhookPolicy, log: @escaping @Sendable (String) -> Void) {
         self.service = service
         self.sender = sender
         self.policy = policy
         self.log = log
+        writes = QueueWrites(service: service)
     }
 
     public func start() {
@@ -213,19 +204,19 @@ public final class WebhookQueue: Sendable {
         }
     }
 
-    /// Gives the call's place back, queues its settle for the next commit, and starts what is due.
+    /// Gives the call's place back, hands its settle to the next commit, and starts what is due.
     private func answered(_ call: DueWebhook, _ outcome: WebhookOutcome) {
         let settle = judge(call, outcome)
-        let commitNow = state.withLock { state -> Bool in
+        state.withLock { state in
             state.sending[call.target]?.remove(call.id)
             state.settling[call.target, default: []].insert(call.id)
             if settle.state == "queued" { state.requeueing[call.target, default: 0] += 1 }
-            state.pending.append(settle)
-            guard !state.committing else { return false }
-            state.committing = true
-            return true
         }
-        if commitNow { commitSettles() }
+        writes.add({ transaction throws(StoreError) in
+            try transaction.settleWebhook(settle.call.id, settle.state, reply: settle.reply, retryAt: settle.retryAt, at: settle.time)
+        }, then: { [self] failure in
+            queue.async { [self] in settled(settle, failure: failure?.message) }
+        })
         startDueCalls()
     }
 
@@ -257,54 +248,19 @@ public final class WebhookQueue: Sendable {
         return Settle(call: call, state: state, reply: reply, retryAt: retryAt, time: time)
     }
 
-    /// Commits every pending settle together, without waiting: a detached command in the
-    /// service's group commit, which takes the settles queued by the time it runs. Once that
-    /// batch is durable (or failed), the calls are let go of and the next settles follow.
-    private func commitSettles() {
-        let taken = SettleBatch()
-        let entry = GroupCommit.Entry(command: { [self] transaction in
-            taken.settles = state.withLock { state in
-                defer { state.pending = [] }
-                return state.pending
-            }
-            do {
-                // Its own savepoint: a settle that fails takes no stored mail with it.
-                try transaction.attempt {
-                    for settle in taken.settles {
-                        try transaction.settleWebhook(settle.call.id, settle.state, reply: settle.reply, retryAt: settle.retryAt, at: settle.time)
-                    }
-                }
-                return true
-            } catch {
-                taken.failure = (error as? StoreError).map { ServiceError($0, doing: ServiceError.changing).message } ?? "\(error)"
-                return false
-            }
-        }, whenDone: { [self] entry in
-            let failure = entry.saveFailure?.message ?? taken.failure
-            queue.async { [self] in settled(taken.settles, failure: failure) }
-        })
-        service.commits.submitDetached(entry) { [service] batch in service.commitBatch(batch) }
-    }
-
-    /// The settles' commit is over: their calls may be read again (a failed settle leaves the
+    /// The settle's commit is over: its call may be read again (a failed settle leaves the
     /// call queued and due, so it is made again).
-    private func settled(_ settles: [Settle], failure: String?) {
-        if let failure {
-            for settle in settles { log("webhook: cannot record how call \(settle.call.id) went: \(failure)") }
+    private func settled(_ settle: Settle, failure: String?) {
+        if let failure { log("webhook: cannot record how call \(settle.call.id) went: \(failure)") }
+        let target = settle.call.target
+        state.withLock { state in
+            state.settling[target]?.remove(settle.call.id)
+            guard settle.state == "queued" else { return }
+            state.requeueing[target, default: 1] -= 1
+            // Left queued by a failed commit: due now. Put back: due at its retry.
+            let due = failure == nil ? settle.retryAt ?? 0 : 0
+            state.resting[target] = min(state.resting[target] ?? due, due)
         }
-        let commitAgain = state.withLock { state -> Bool in
-            for settle in settles {
-                state.settling[settle.call.target]?.remove(settle.call.id)
-                guard settle.state == "queued" else { continue }
-                state.requeueing[settle.call.target, default: 1] -= 1
-                // Left queued by a failed commit: due now. Put back: due at its retry.
-                let due = failure == nil ? settle.retryAt ?? 0 : 0
-                state.resting[settle.call.target] = min(state.resting[settle.call.target] ?? due, due)
-            }
-            state.committing = !state.pending.isEmpty
-            return state.committing
-        }
-        if commitAgain { commitSettles() }
         startDueCalls()
     }
 }

@@ -5,35 +5,20 @@ import Glibc
 /// a line each: `command <line>`, `auth <mechanism> <user> <password>`, `tls`,
 /// `tls-failed <why>`, `data <base64 of the text as sent, final dot included>`, `closed`.
 final class RelayPeer {
-    let port: Int
-    private let process: ChildProcess
-    private let directory: String
+    private let peer: PythonPeer
+    var port: Int { peer.port }
+    private var process: ChildProcess { peer.process }
 
     /// `ehlo`: extension lines to announce. `answers`: replies by command ("EHLO", "MAIL", "DATA",
     /// "END" for the final dot, "RCPT" or "RCPT <ADDRESS>" in capitals, "CONNECT" for the
     /// greeting), where "silence" never answers and "close" hangs up. `tls`: a certificate
     /// and key to offer STARTTLS with.
     init(ehlo: [String] = [], answers: [String: String] = [:], tls: (certificate: String, key: String)? = nil) throws {
-        var template = Array("/tmp/mailroom-relay-peer-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed: \(errno)") }
-        directory = String(cString: made)
-        let script = directory + "/peer.py"
-        guard let file = fopen(script, "w") else { throw TestFailure("cannot write \(script)") }
-        fputs(Self.source, file)
-        fclose(file)
-        var arguments = [script]
+        var arguments: [String] = []
         for line in ehlo { arguments += ["--ehlo", line] }
         for (key, reply) in answers.sorted(by: { $0.key < $1.key }) { arguments += ["--answer", "\(key)=\(reply)"] }
         if let tls { arguments += ["--tls", tls.certificate, tls.key] }
-        process = try ChildProcess(executable: "/usr/bin/python3", arguments: arguments)
-        let line = try process.waitForOutputLine(within: 20) { $0.hasPrefix("listening ") }
-        guard let port = Int(line.dropFirst("listening ".count)) else { throw TestFailure("no port in \(line)") }
-        self.port = port
-    }
-
-    deinit {
-        unlink(directory + "/peer.py")
-        rmdir(directory)
+        peer = try PythonPeer(named: "relay-peer", source: Self.source, arguments: arguments)
     }
 
     /// Waits for the line that starts with `prefix`, and returns the rest of it.

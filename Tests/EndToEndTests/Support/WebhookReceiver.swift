@@ -8,9 +8,9 @@ import Glibc
 /// read only when a test waits on it: a pipe's 64 KiB of unread lines (a few hundred small
 /// requests) would stall it.
 final class WebhookReceiver {
-    let port: Int
-    private let process: ChildProcess
-    private let directory: String
+    private let peer: PythonPeer
+    var port: Int { peer.port }
+    private var process: ChildProcess { peer.process }
 
     /// One request as it came over the wire.
     struct Request {
@@ -21,25 +21,10 @@ final class WebhookReceiver {
     }
 
     init(status: Int = 200, bodyBytes: Int = 0, silent: Bool = false, tls: (certificate: String, key: String)? = nil) throws {
-        var template = Array("/tmp/mailroom-webhook-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed: \(errno)") }
-        directory = String(cString: made)
-        let script = directory + "/receiver.py"
-        guard let file = fopen(script, "w") else { throw TestFailure("cannot write \(script)") }
-        fputs(Self.source, file)
-        fclose(file)
-        var arguments = [script, "--status", String(status), "--body-bytes", String(bodyBytes)]
+        var arguments = ["--status", String(status), "--body-bytes", String(bodyBytes)]
         if silent { arguments.append("--silent") }
         if let tls { arguments += ["--tls", tls.certificate, tls.key] }
-        process = try ChildProcess(executable: "/usr/bin/python3", arguments: arguments)
-        let line = try process.waitForOutputLine(within: 20) { $0.hasPrefix("listening ") }
-        guard let port = Int(line.dropFirst("listening ".count)) else { throw TestFailure("no port in \(line)") }
-        self.port = port
-    }
-
-    deinit {
-        unlink(directory + "/receiver.py")
-        rmdir(directory)
+        peer = try PythonPeer(named: "webhook-receiver", source: Self.source, arguments: arguments)
     }
 
     /// The first request, once it has come in whole.
