@@ -29,6 +29,11 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // zlib and Brotli, for the compressed variants of static files; only Compression imports it.
+        .systemLibrary(
+            name: "CCompression",
+            providers: [.apt(["zlib1g-dev", "libbrotli-dev"])]
+        ),
         // glibc's mallopt, for the server process's memory settings (mailroom's main.swift).
         .systemLibrary(name: "CMalloc"),
         // Days and times of the Gregorian calendar in UTC, without libc: the one date helper.
@@ -37,8 +42,10 @@ let package = Package(
         .target(name: "MailroomCore", dependencies: ["CivilDate"]),
         // A small HTML builder whose strings are escaped by construction.
         .target(name: "HTML"),
+        // Whole-buffer gzip and Brotli behind Swift arrays.
+        .target(name: "Compression", dependencies: ["CCompression"]),
         // HTTP values (requests, responses, forms, static files) with no sockets.
-        .target(name: "HTTP", dependencies: ["CivilDate"]),
+        .target(name: "HTTP", dependencies: ["CivilDate", "Compression"]),
         // MIME through GMime: raw message in, decoded headers, text, HTML and attachments out.
         .target(name: "MailroomMail", dependencies: ["CGMime", "CCrypto", "CivilDate"]),
         // SMTP sessions as values (commands, replies, limits, message text) with no sockets.
@@ -67,7 +74,7 @@ let package = Package(
         .testTarget(name: "MailroomCoreTests", dependencies: ["MailroomCore", "TestSupport"]),
         .testTarget(name: "HTMLTests", dependencies: ["HTML"]),
         .testTarget(name: "MailroomStoreTests", dependencies: ["MailroomStore", "MailroomCore", "TestSupport"]),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Compression", "TestSupport"]),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP", "TestSupport"]),
         .testTarget(name: "MailroomMailTests", dependencies: ["MailroomMail", "TestSupport"]),
         .testTarget(name: "MailroomServiceTests", dependencies: ["MailroomService", "MailroomCore", "MailroomStore"]),

@@ -1,11 +1,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Compression
 import Synchronization
 
 /// Serves the files of one folder, and nothing outside it, from memory: each file is read once
-/// and again only when its size or modification time changes, and its answers (200 and 304) are
-/// made when it is read, so serving it again is a lookup.
+/// and again only when its size or modification time changes, and its answers (200 and 304,
+/// plain and, for text that shrinks, Brotli and gzip) are made when it is read, so serving it
+/// again is a lookup.
 public struct StaticFiles: Sendable {
     public let root: String
     /// Fields every answer carries besides its own (an application's security headers).
@@ -19,20 +21,24 @@ public struct StaticFiles: Sendable {
         self.cache = Cache(recheckSeconds: recheckSeconds)
     }
 
-    /// The response for a request path such as `/style.css`, or nil when no such file exists;
-    /// `304 Not Modified` when `ifNoneMatch` names the file's current ETag, or, without an
+    /// The response for a request path such as `/style.css`, or nil when no such file exists:
+    /// compressed when `acceptEncoding` accepts Brotli or gzip and the file has such a variant;
+    /// `304 Not Modified` when `ifNoneMatch` names that variant's ETag, or, without an
     /// `ifNoneMatch`, when the file has not changed since the date `ifModifiedSince` gives
-    /// (RFC 9110 13.1.3; a date that cannot be read is ignored). Both are prepared (see
+    /// (RFC 9110 13.1.3; a date that cannot be read is ignored). All are prepared (see
     /// `Response.prepared()`).
-    public func response(for path: String, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil) -> Response? {
+    public func response(
+        for path: String, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil, acceptEncoding: String? = nil
+    ) -> Response? {
         guard let file = cache.file(path, load: { known in load(path, unless: known) }) else { return nil }
+        let variant = file.variant(for: acceptEncoding)
         if let ifNoneMatch {
-            return ETag.ifNoneMatch(ifNoneMatch, matches: file.etag) ? file.notModified : file.ok
+            return ETag.ifNoneMatch(ifNoneMatch, matches: variant.etag) ? variant.notModified : variant.ok
         }
         if let ifModifiedSince, let since = HTTPDate.seconds(from: ifModifiedSince), Int64(file.modified / 1_000_000_000) <= since {
-            return file.notModified
+            return variant.notModified
         }
-        return file.ok
+        return variant.ok
     }
 
     /// The file that `path` names, read from disk unless `known` is still its current copy;
@@ -46,25 +52,65 @@ public struct StaticFiles: Sendable {
         let modified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
         if let known, known.size == size, known.modified == modified { return known }
         guard let bytes = Self.readFile(fullPath) else { return nil }
-        let etag = "\"" + Self.fingerprint(bytes) + "\""
-        var fields = Headers()
-        fields.add("Content-Type", Self.contentType(for: relative))
-        fields.add("Cache-Control", "public, max-age=300")
-        fields.add("ETag", etag)
-        fields.add("Last-Modified", HTTPDate.string(Int64(info.st_mtim.tv_sec)))
-        for field in headers { fields.add(field.name, field.value) }
+        let type = Self.contentType(for: relative)
+        let tag = Self.fingerprint(bytes)
+        let compressible = Self.isText(type) && bytes.count >= Self.smallestCompressed
+        // Kept only when it saves something worth a header: a tenth, and at least 64 bytes.
+        func worthIt(_ compressed: [UInt8]?) -> [UInt8]? {
+            compressed.flatMap { $0.count + 64 <= bytes.count && $0.count * 10 <= bytes.count * 9 ? $0 : nil }
+        }
+        let brotli = compressible ? worthIt(Compression.brotli(bytes)) : nil
+        let gzip = compressible ? worthIt(Compression.gzip(bytes)) : nil
+        let varies = brotli != nil || gzip != nil
+        func variant(_ body: [UInt8], coding: String?) -> Variant {
+            let etag = "\"" + tag + (coding.map { "-" + $0 } ?? "") + "\""
+            var fields = Headers()
+            fields.add("Content-Type", type)
+            if let coding { fields.add("Content-Encoding", coding) }
+            if varies { fields.add("Vary", "Accept-Encoding") }
+            fields.add("Cache-Control", "public, max-age=300")
+            fields.add("ETag", etag)
+            fields.add("Last-Modified", HTTPDate.string(Int64(info.st_mtim.tv_sec)))
+            for field in headers { fields.add(field.name, field.value) }
+            return Variant(
+                ok: Response(status: .ok, headers: fields, body: body).prepared(),
+                notModified: Response(status: .notModified, headers: fields).prepared(), etag: etag)
+        }
         return File(
-            ok: Response(status: .ok, headers: fields, body: bytes).prepared(),
-            notModified: Response(status: .notModified, headers: fields).prepared(),
-            etag: etag, size: size, modified: modified)
+            plain: variant(bytes, coding: nil), brotli: brotli.map { variant($0, coding: "br") },
+            gzip: gzip.map { variant($0, coding: "gzip") }, size: size, modified: modified)
     }
 
-    struct File: Sendable {
+    /// Smaller files go as they are: compressing them saves less than a packet.
+    static let smallestCompressed = 256
+
+    static func isText(_ type: String) -> Bool {
+        type.hasPrefix("text/") || type.hasPrefix("image/svg+xml") || type.hasPrefix("application/json")
+    }
+
+    /// One representation of a file, its answers made ahead.
+    struct Variant: Sendable {
         let ok: Response
         let notModified: Response
         let etag: String
+    }
+
+    struct File: Sendable {
+        let plain: Variant
+        let brotli: Variant?
+        let gzip: Variant?
         let size: Int
         let modified: Int
+
+        /// The variant a request with `acceptEncoding` gets: Brotli, then gzip, as far as the
+        /// client accepts them and they exist; otherwise the plain file.
+        func variant(for acceptEncoding: String?) -> Variant {
+            guard let acceptEncoding, brotli != nil || gzip != nil else { return plain }
+            let accepted = ContentCodings(acceptEncoding)
+            if let brotli, accepted.accepts("br") { return brotli }
+            if let gzip, accepted.accepts("gzip") { return gzip }
+            return plain
+        }
     }
 
     /// Files by request path. Only paths that named a file inside the folder are ever kept.
@@ -154,5 +200,31 @@ public struct StaticFiles: Sendable {
             filled += count
         }
         return bytes
+    }
+}
+
+/// What an `Accept-Encoding` field accepts (RFC 9110 12.5.3): each coding named with a weight
+/// above zero, and, through `*`, those it does not name.
+struct ContentCodings {
+    private var weights: [String: Double] = [:]
+    private var others: Double = 0
+
+    init(_ field: String) {
+        for item in field.split(separator: ",") {
+            let parts = item.split(separator: ";")
+            guard let name = parts.first?.trimmingCharacters(in: " \t").lowercased(), !name.isEmpty else { continue }
+            var weight = 1.0
+            for parameter in parts.dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1)
+                if pair.count == 2, pair[0].trimmingCharacters(in: " \t").lowercased() == "q" {
+                    weight = Double(pair[1].trimmingCharacters(in: " \t")) ?? 0
+                }
+            }
+            if name == "*" { others = weight } else { weights[name] = weight }
+        }
+    }
+
+    func accepts(_ coding: String) -> Bool {
+        (weights[coding] ?? (coding == "gzip" ? weights["x-gzip"] : nil) ?? others) > 0
     }
 }

@@ -35,6 +35,9 @@ public final class MailroomApp: Sendable {
     let downloads = DownloadSlots()
     /// Differs on every start, so an ETag from before a restart never matches a page after it.
     let boot = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    /// Names this database file in the ETags of stored bytes, which outlive restarts: made once
+    /// and kept in the file (a per-start value where it cannot be kept).
+    let contentTag: String
 
     public static let defaultPageSize = 50
     public static let pageSizes = 10...500
@@ -62,6 +65,9 @@ public final class MailroomApp: Sendable {
         self.pageSize = min(max(pageSize, Self.pageSizes.lowerBound), Self.pageSizes.upperBound)
         self.files = StaticFiles(root: publicFolder, headers: SecurityHeaders.fields)
         self.now = now
+        self.contentTag = (try? service.store.setting("content-tag", orMake: {
+            String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        })) ?? boot
     }
 
     /// An app over a new store in a temporary file that holds `library`, with no security
@@ -172,7 +178,7 @@ public final class MailroomApp: Sendable {
     private func staticFile(_ request: Request) throws(HTTPError) -> Response {
         guard let file = files.response(
             for: request.path, ifNoneMatch: request.headers["If-None-Match"],
-            ifModifiedSince: request.headers["If-Modified-Since"]) else {
+            ifModifiedSince: request.headers["If-Modified-Since"], acceptEncoding: request.headers["Accept-Encoding"]) else {
             throw HTTPError(.notFound, "There is no page at this address.")
         }
         guard request.method == .get || request.method == .head else {
