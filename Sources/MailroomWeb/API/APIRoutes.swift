@@ -65,7 +65,7 @@ extension MailroomApp {
         ])
         routes.add(prefix + "messages/:id/raw", info: (), [
             .get: { app, request, parameters throws(HTTPError) in
-                try app.downloadRawMail(try apiID(parameters["id"]), isHead: request.method == .head)
+                try app.downloadRawMail(try apiID(parameters["id"]), request: request)
             },
         ])
         routes.add(prefix + "messages/:id/parts/:part", info: (), [
@@ -73,7 +73,7 @@ extension MailroomApp {
                 guard let part = Int(parameters["part"]), part >= 0 else {
                     throw HTTPError(.notFound, "There is no part “\(parameters["part"])”.")
                 }
-                return try app.downloadMailPart(try apiID(parameters["id"]), part: part, isHead: request.method == .head)
+                return try app.downloadMailPart(try apiID(parameters["id"]), part: part, request: request)
             },
         ])
         return routes

@@ -74,7 +74,7 @@ extension MailroomApp {
         ])
         routes.add("/messages/:id/raw", info: .signedIn, [
             .get: { app, request, parameters throws(HTTPError) in
-                try app.downloadRawMail(try messageID(parameters), isHead: request.method == .head)
+                try app.downloadRawMail(try messageID(parameters), request: request)
             },
         ])
         routes.add("/messages/:id/parts/:part", info: .signedIn, [
@@ -83,7 +83,7 @@ extension MailroomApp {
                 guard let id = MessageID(String(parameters["id"])), let number = Int(part), number >= 0, String(number) == part else {
                     throw HTTPError(.notFound, "There is no attachment at this address.")
                 }
-                return try app.downloadMailPart(id, part: number, isHead: request.method == .head)
+                return try app.downloadMailPart(id, part: number, request: request)
             },
         ])
         return routes

@@ -166,7 +166,7 @@ public final class MailHogApp: Sendable {
 
     /// `GET /api/v1/messages/ID/download`: the message as sent, as a `.eml` download.
     func download(_ id: MessageID, _ request: Request) throws(HTTPError) -> Response {
-        var response = try web.downloadRawMail(id, isHead: request.method == .head)
+        var response = try web.downloadRawMail(id, request: request)
         response.headers.set("Content-Type", "message/rfc822")
         response.headers.set("Content-Disposition", "attachment; filename=\"\(id).eml\"")
         return response

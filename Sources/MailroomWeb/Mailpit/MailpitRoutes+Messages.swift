@@ -35,7 +35,7 @@ extension MailpitApp {
 
     /// `GET /api/v1/message/ID/raw` (`?dl=1` as a download named ID.eml).
     func raw(_ id: MessageID, _ request: Request) throws(HTTPError) -> Response {
-        var response = try web.downloadRawMail(id, isHead: request.method == .head)
+        var response = try web.downloadRawMail(id, request: request)
         response.headers.set("Content-Type", "text/plain; charset=utf-8")
         if request.query["dl"] == "1" {
             response.headers.set("Content-Disposition", "attachment; filename=\"\(id).eml\"")

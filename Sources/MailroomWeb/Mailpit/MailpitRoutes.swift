@@ -31,7 +31,7 @@ extension MailpitApp {
         routes.add(v1 + "message/:id/part/:part", info: (), [
             .get: { app, request, parameters throws(HTTPError) in
                 guard let part = Int(parameters["part"]), part >= 0 else { throw notFoundError }
-                return try app.web.downloadMailPart(try app.id(parameters["id"], request), part: part, isHead: request.method == .head)
+                return try app.web.downloadMailPart(try app.id(parameters["id"], request), part: part, request: request)
             },
         ])
         routes.add(v1 + "message/:id/release", info: (), [

@@ -15,6 +15,9 @@ extension MailroomApp {
     func showMailHTML(_ id: MessageID, request: Request) throws(HTTPError) -> Response {
         let details = try mailDetails(id)
         guard let html = details.html else { throw HTTPError(.notFound, "Message \(id) has no HTML part.") }
+        let stored = StoredContent(
+            etag: storedTag("html\(MailHTML.version)-\(details.raw)" + (MailHTML.asksForRemoteImages(request) ? "-remote" : "")))
+        if let unchanged = stored.notModified(request) { return unchanged }
         let parts = Paths.mailParts(id)
         // The Host was checked against the allowed names; only a plain host[:port] goes into the policy.
         let host = request.headers["Host"].flatMap { host in
@@ -27,17 +30,26 @@ extension MailroomApp {
         var response = Response(html: Array(MailHTML.framed(html, id: id, attachments: details.attachments).utf8))
         response.headers.add("Content-Security-Policy", MailHTML.policy(images: images))
         response.headers.add("X-Frame-Options", "SAMEORIGIN")
-        response.headers.add("Cache-Control", "private, no-cache")
+        stored.mark(&response)
         return response
     }
 
     /// One attachment, always as a download, never shown in place: its bytes alone are read
     /// from the raw mail, where the parse at intake found them, and decoded as they are sent.
-    func downloadMailPart(_ id: MessageID, part: Int, isHead: Bool = false) throws(HTTPError) -> Response {
+    func downloadMailPart(_ id: MessageID, part: Int, request: Request) throws(HTTPError) -> Response {
         let details = try mailDetails(id)
         guard let attachment = details.attachments.first(where: { $0.part == part }) else {
             throw HTTPError(.notFound, "Message \(id) has no attachment \(part).")
         }
+        let stored = StoredContent(etag: storedTag("raw-\(details.raw)-part-\(part)"))
+        if let unchanged = stored.notModified(request) { return unchanged }
+        var response = try mailPart(details, id, attachment: attachment, isHead: request.method == .head)
+        stored.mark(&response)
+        return response
+    }
+
+    private func mailPart(_ details: MailDetails, _ id: MessageID, attachment: StoredAttachment, isHead: Bool) throws(HTTPError) -> Response {
+        let part = attachment.part
         let type = MailHTML.safeType(attachment.type)
         let name = attachment.name ?? "attachment-\(part + 1)"
         var place = attachment.place.flatMap(Self.partPlace)
@@ -75,8 +87,16 @@ extension MailroomApp {
     }
 
     /// The message exactly as it arrived; a large one is read from the file as it is sent.
-    func downloadRawMail(_ id: MessageID, isHead: Bool = false) throws(HTTPError) -> Response {
+    func downloadRawMail(_ id: MessageID, request: Request) throws(HTTPError) -> Response {
         let details = try mailDetails(id)
+        let stored = StoredContent(etag: storedTag("raw-\(details.raw)"))
+        if let unchanged = stored.notModified(request) { return unchanged }
+        var response = try rawMail(details, id, isHead: request.method == .head)
+        stored.mark(&response)
+        return response
+    }
+
+    private func rawMail(_ details: MailDetails, _ id: MessageID, isHead: Bool) throws(HTTPError) -> Response {
         let name = "message-\(id).eml"
         guard let length = try reading({ reader throws(StoreError) in try reader.rawMailLength(details.raw) }) else {
             throw HTTPError(.notFound, "There is no mailed message \(id); it may have been deleted.")
@@ -149,12 +169,42 @@ extension MailroomApp {
     private static func addDownloadHeaders(to response: inout Response, name: String) {
         response.headers.add("Content-Disposition", MailHTML.disposition(name))
         response.headers.add("Content-Security-Policy", "default-src 'none'; sandbox")
-        response.headers.add("Cache-Control", "private, no-cache")
+    }
+
+    /// A strong ETag for stored bytes that `what` names in this database (raw ids are never
+    /// reused, and `contentTag` tells one database file from another).
+    func storedTag(_ what: String) -> String {
+        "\"" + what + "-" + contentTag + "\""
+    }
+}
+
+/// Bytes that never change once stored (a raw message, one of its parts, its HTML made safe to
+/// frame): sent with a strong ETag and kept by the browser (`private`: never by a shared cache),
+/// and answered 304 when the browser names that ETag.
+struct StoredContent {
+    /// A year: as long as caches keep anything.
+    static let cacheControl = "private, max-age=31536000, immutable"
+
+    let etag: String
+
+    /// `304 Not Modified` when the request's `If-None-Match` names the ETag.
+    func notModified(_ request: Request) -> Response? {
+        guard ETag.ifNoneMatch(request.headers["If-None-Match"], matches: etag) else { return nil }
+        return Response(status: .notModified, headers: Headers([("ETag", etag), ("Cache-Control", Self.cacheControl)]))
+    }
+
+    func mark(_ response: inout Response) {
+        response.headers.set("ETag", etag)
+        response.headers.set("Cache-Control", Self.cacheControl)
     }
 }
 
 /// Mail's HTML made safe to frame, and the policies that go with it.
 enum MailHTML {
+    /// Changes whenever `framed` would frame stored HTML differently, so that no browser keeps an
+    /// old framing.
+    static let version = 1
+
     /// The query that shows one message's remote images: on that address alone, never remembered.
     static let remoteImagesQuery = "images=remote"
 

@@ -31,6 +31,11 @@ extension MailroomApp {
         let id = found.message.id
         page.outbound = try Self.serving { () throws(ServiceError) in try service.outbound(of: id) }
         var response = Response(html: page.render())
+        // The page changes with the message's state, its mailbox, the sidebar and what was sent
+        // on: checked on every view (no-cache), and not sent again while the same.
+        let etag = "\"page-" + Fingerprint.hex(response.body) + "-" + String(response.body.count, radix: 16) + "\""
+        if PageTag.matches(request, etag) { return PageTag.notModified(etag) }
+        response.headers.add("ETag", etag)
         if mail?.view == .html && details?.html != nil {
             response.headers.add("Content-Security-Policy", SecurityHeaders.framingPolicy)
         }
