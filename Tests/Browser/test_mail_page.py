@@ -149,7 +149,8 @@ def test_the_html_runs_nothing_and_loads_nothing_but_its_own_image(setup):
     assert {request["url"] for request in foreign} >= {decoy.url("/pixel.gif"), decoy.url("/stylesheet")}, log
     assert all(not request["answered"] and request["blocked"] for request in foreign), foreign
     assert decoy.hits == []
-    answered = [request["url"] for request in log if request["answered"]]
+    # Mailroom's own links to stored bytes carry the database's tag (?v=...).
+    answered = {request["url"].split("?")[0] for request in log if request["answered"]}
     assert server.url(f"/messages/{hostile}/html") in answered
     assert server.url(f"/messages/{hostile}/parts/0") in answered, "its own cid: image loaded"
 

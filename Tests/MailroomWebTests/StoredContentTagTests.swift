@@ -4,8 +4,10 @@ import MailroomWeb
 import Testing
 
 /// Bytes that never change once stored (raw mail, its parts, its HTML framed) carry a strong
-/// ETag and are kept by the browser; asked again with that ETag they are answered 304 with no
-/// body. Pages carry an ETag of what they show and are revalidated on every view.
+/// ETag; asked again with that ETag they are answered 304 with no body. At the addresses
+/// Mailroom's own pages link (with the database's tag) the browser keeps them for good;
+/// elsewhere it checks each time. Pages carry an ETag of what they show and are checked on
+/// every view.
 @Suite struct StoredContentTagTests {
     static let mail: [UInt8] = Array("""
         From: Scanner <scanner@office.test>\r
@@ -35,10 +37,19 @@ import Testing
         try app.respond(.get, target, headers: Headers([("Sec-Fetch-Site", "same-origin"), ("If-None-Match", ifNoneMatch)]))
     }
 
+    /// The database's tag, as the message page links stored bytes with it.
+    private func version(_ app: TestApp, _ id: MessageID) throws -> String {
+        let page = try app.get("/messages/\(id)").html
+        let marker = "/messages/\(id)/raw?v="
+        let start = try #require(page.range(of: marker)).upperBound
+        return String(page[start...].prefix { $0.isLetter || $0.isNumber })
+    }
+
     @Test(arguments: ["raw", "parts/0", "html"])
-    func storedBytesAreImmutableAndAnswered304ForTheirETag(path: String) throws {
+    func storedBytesAreKeptForGoodAtTheirLinkedAddressAndAnswered304(path: String) throws {
         let inbox = try TestApp("Alpha")
-        let target = "/messages/\(try stored(inbox))/\(path)"
+        let id = try stored(inbox)
+        let target = "/messages/\(id)/\(path)?v=\(try version(inbox, id))"
         let first = try inbox.get(target)
         #expect(first.code == 200)
         let etag = try #require(first.headers["ETag"])
@@ -53,6 +64,30 @@ import Testing
 
         #expect(try get(inbox, target, ifNoneMatch: "\"something-else\"").code == 200)
         #expect(try get(inbox, target, ifNoneMatch: "\"x\", \(etag)").code == 304)
+    }
+
+    @Test(arguments: ["raw", "parts/0", "html"])
+    func withoutTheTagTheBrowserChecksEachTime(path: String) throws {
+        let inbox = try TestApp("Alpha")
+        let id = try stored(inbox)
+        for target in ["/messages/\(id)/\(path)", "/messages/\(id)/\(path)?v=another"] {
+            let first = try inbox.get(target)
+            #expect(first.headers["Cache-Control"] == "private, no-cache", "\(target)")
+            let etag = try #require(first.headers["ETag"])
+            let again = try get(inbox, target, ifNoneMatch: etag)
+            #expect(again.code == 304, "\(target)")
+            #expect(again.headers["Cache-Control"] == "private, no-cache", "\(target)")
+        }
+    }
+
+    @Test func theMessagePageLinksStoredBytesWithTheTag() throws {
+        let inbox = try TestApp("Alpha")
+        let id = try stored(inbox)
+        let tag = try version(inbox, id)
+        let page = try inbox.get("/messages/\(id)?view=html").html
+        #expect(page.contains("href=\"/messages/\(id)/raw?v=\(tag)\""))
+        #expect(page.contains("href=\"/messages/\(id)/parts/0?v=\(tag)\""))
+        #expect(page.contains("src=\"/messages/\(id)/html?v=\(tag)\""))
     }
 
     @Test func eachStoredThingHasItsOwnETag() throws {
@@ -94,5 +129,19 @@ import Testing
         let changed = try get(inbox, "/messages/\(id)", ifNoneMatch: etag)
         #expect(changed.code == 200)
         #expect(changed.headers["ETag"] != etag)
+    }
+
+    /// A browser puts a 304's fields in place of those it kept: a 304 with the site's own policy
+    /// (`frame-ancestors 'none'`) would stop the kept frame, or the page's frame, from loading.
+    @Test func a304CarriesThePoliciesOfWhatItStandsFor() throws {
+        let inbox = try TestApp("Alpha")
+        let id = try stored(inbox)
+        for target in ["/messages/\(id)/html", "/messages/\(id)?view=html", "/messages/\(id)/raw"] {
+            let first = try inbox.get(target)
+            let again = try get(inbox, target, ifNoneMatch: try #require(first.headers["ETag"]))
+            #expect(again.code == 304, "\(target)")
+            #expect(again.headers["Content-Security-Policy"] == first.headers["Content-Security-Policy"], "\(target)")
+            #expect(again.headers["X-Frame-Options"] == first.headers["X-Frame-Options"], "\(target)")
+        }
     }
 }

@@ -30,6 +30,10 @@ enum Paths {
     /// A mailed message exactly as it arrived, as a download.
     static func rawMail(_ id: MessageID) -> String { "/messages/\(id)/raw" }
 
+    /// The address of stored bytes (`rawMail`, `mailPart`, `mailHTML`) as Mailroom's own pages
+    /// link it: with the database's content tag, which lets the browser keep the answer for good.
+    static func stored(_ path: String, version: String) -> String { path + "?v=" + version }
+
     /// Release… for a list's selection, and Forward… for one message.
     static func release(_ id: MailboxID) -> String { "/mailboxes/\(id.slug)/release" }
     static func forward(_ id: MessageID) -> String { "/messages/\(id)/forward" }

@@ -15,9 +15,6 @@ extension MailroomApp {
     func showMailHTML(_ id: MessageID, request: Request) throws(HTTPError) -> Response {
         let details = try mailDetails(id)
         guard let html = details.html else { throw HTTPError(.notFound, "Message \(id) has no HTML part.") }
-        let stored = StoredContent(
-            etag: storedTag("html\(MailHTML.version)-\(details.raw)" + (MailHTML.asksForRemoteImages(request) ? "-remote" : "")))
-        if let unchanged = stored.notModified(request) { return unchanged }
         let parts = Paths.mailParts(id)
         // The Host was checked against the allowed names; only a plain host[:port] goes into the policy.
         let host = request.headers["Host"].flatMap { host in
@@ -27,9 +24,12 @@ extension MailroomApp {
         }
         let images = (host.map { "http://\($0)\(parts)" } ?? "'self'")
             + (MailHTML.asksForRemoteImages(request) ? " https: http:" : "")
-        var response = Response(html: Array(MailHTML.framed(html, id: id, attachments: details.attachments).utf8))
-        response.headers.add("Content-Security-Policy", MailHTML.policy(images: images))
-        response.headers.add("X-Frame-Options", "SAMEORIGIN")
+        // A 304 carries them too: a browser puts the fields of a 304 in place of those it kept.
+        let stored = storedContent(
+            "html\(MailHTML.version)-\(details.raw)" + (MailHTML.asksForRemoteImages(request) ? "-remote" : ""), request,
+            fields: [("Content-Security-Policy", MailHTML.policy(images: images)), ("X-Frame-Options", "SAMEORIGIN")])
+        if let unchanged = stored.notModified(request) { return unchanged }
+        var response = Response(html: Array(MailHTML.framed(html, id: id, attachments: details.attachments, version: contentTag).utf8))
         stored.mark(&response)
         return response
     }
@@ -41,7 +41,7 @@ extension MailroomApp {
         guard let attachment = details.attachments.first(where: { $0.part == part }) else {
             throw HTTPError(.notFound, "Message \(id) has no attachment \(part).")
         }
-        let stored = StoredContent(etag: storedTag("raw-\(details.raw)-part-\(part)"))
+        let stored = storedContent("raw-\(details.raw)-part-\(part)", request)
         if let unchanged = stored.notModified(request) { return unchanged }
         var response = try mailPart(details, id, attachment: attachment, isHead: request.method == .head)
         stored.mark(&response)
@@ -89,7 +89,7 @@ extension MailroomApp {
     /// The message exactly as it arrived; a large one is read from the file as it is sent.
     func downloadRawMail(_ id: MessageID, request: Request) throws(HTTPError) -> Response {
         let details = try mailDetails(id)
-        let stored = StoredContent(etag: storedTag("raw-\(details.raw)"))
+        let stored = storedContent("raw-\(details.raw)", request)
         if let unchanged = stored.notModified(request) { return unchanged }
         var response = try rawMail(details, id, isHead: request.method == .head)
         stored.mark(&response)
@@ -168,34 +168,50 @@ extension MailroomApp {
 
     private static func addDownloadHeaders(to response: inout Response, name: String) {
         response.headers.add("Content-Disposition", MailHTML.disposition(name))
-        response.headers.add("Content-Security-Policy", "default-src 'none'; sandbox")
     }
 
-    /// A strong ETag for stored bytes that `what` names in this database (raw ids are never
-    /// reused, and `contentTag` tells one database file from another).
-    func storedTag(_ what: String) -> String {
-        "\"" + what + "-" + contentTag + "\""
+    /// How to answer for stored bytes that `what` names in this database: a strong ETag (raw
+    /// ids are never reused, and `contentTag` tells one database file from another), kept for
+    /// good when the address carries this file's tag, as Mailroom's own links do. Without it
+    /// the browser checks again each time: the same address could name other bytes after the
+    /// database file is replaced (message numbers start again at 1).
+    func storedContent(_ what: String, _ request: Request, fields: [(String, String)] = StoredContent.downloadFields) -> StoredContent {
+        StoredContent(etag: "\"" + what + "-" + contentTag + "\"", forGood: request.query["v"] == contentTag, fields: fields)
     }
 }
 
 /// Bytes that never change once stored (a raw message, one of its parts, its HTML made safe to
-/// frame): sent with a strong ETag and kept by the browser (`private`: never by a shared cache),
-/// and answered 304 when the browser names that ETag.
+/// frame): sent with a strong ETag, kept by the browser (`private`: never by a shared cache) for
+/// good or checked each time, and answered 304 when the browser names that ETag.
 struct StoredContent {
     /// A year: as long as caches keep anything.
-    static let cacheControl = "private, max-age=31536000, immutable"
+    static let forGoodCacheControl = "private, max-age=31536000, immutable"
+    static let checkedCacheControl = "private, no-cache"
+
+    /// What a download's answer says of its policy (nothing it holds runs or loads anything).
+    static let downloadFields = [("Content-Security-Policy", "default-src 'none'; sandbox")]
 
     let etag: String
+    let forGood: Bool
+    /// Fields the answer carries beside its ETag and caching, in its 304 too: a browser puts
+    /// a 304's fields in place of those it kept, so a 304 with the site's own policy
+    /// (`frame-ancestors 'none'`) would stop a kept frame from showing.
+    let fields: [(String, String)]
+
+    var cacheControl: String { forGood ? Self.forGoodCacheControl : Self.checkedCacheControl }
 
     /// `304 Not Modified` when the request's `If-None-Match` names the ETag.
     func notModified(_ request: Request) -> Response? {
         guard ETag.ifNoneMatch(request.headers["If-None-Match"], matches: etag) else { return nil }
-        return Response(status: .notModified, headers: Headers([("ETag", etag), ("Cache-Control", Self.cacheControl)]))
+        var response = Response(status: .notModified, headers: Headers(fields))
+        mark(&response)
+        return response
     }
 
     func mark(_ response: inout Response) {
+        for (name, value) in fields { response.headers.set(name, value) }
         response.headers.set("ETag", etag)
-        response.headers.set("Cache-Control", Self.cacheControl)
+        response.headers.set("Cache-Control", cacheControl)
     }
 }
 
@@ -295,14 +311,14 @@ enum MailHTML {
 
     /// The HTML with links opening outside the frame, `cid:` images pointing at this message's
     /// parts, and no `http-equiv` (a refresh could send the frame elsewhere).
-    static func framed(_ html: String, id: MessageID, attachments: [StoredAttachment]) -> String {
+    static func framed(_ html: String, id: MessageID, attachments: [StoredAttachment], version: String) -> String {
         var parts: [String: Int] = [:]
         for attachment in attachments {
             if let contentID = attachment.contentID { parts[contentID] = attachment.part }
         }
         // No Referer for anything the frame loads: remote images, once allowed, learn nothing of Mailroom.
         var out = "<!DOCTYPE html><meta charset=\"utf-8\"><meta name=\"referrer\" content=\"no-referrer\"><base target=\"_blank\">"
-        out += rewrite(html) { reference in parts[reference].map { Paths.mailPart(id, $0) } }
+        out += rewrite(html) { reference in parts[reference].map { Paths.stored(Paths.mailPart(id, $0), version: version) } }
         return out
     }
 

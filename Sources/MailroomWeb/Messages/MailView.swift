@@ -24,6 +24,9 @@ struct MailSection {
     var inlineParts: Set<Int> = []
     /// Whether the person asked, for this message and this view, to see its remote images.
     var remoteImages = false
+    /// The database's content tag: links to stored bytes carry it, so that the browser may keep
+    /// what they name for good (see `StoredContent`).
+    var version = ""
 
     /// The attachments the list shows: every part but those the HTML shows inline.
     var listedAttachments: [StoredAttachment] {
@@ -57,7 +60,7 @@ struct MailSection {
             if details.html != nil { viewLink(.html, "HTML") }
             viewLink(.text, "Text")
             viewLink(.headers, "Headers")
-            a(.class("button"), .href(Paths.rawMail(id)), .id("download-eml")) { "Download .eml" }
+            a(.class("button"), .href(Paths.stored(Paths.rawMail(id), version: version)), .id("download-eml")) { "Download .eml" }
         }
     }
 
@@ -79,7 +82,7 @@ struct MailSection {
             let frame = element("iframe", [
                 .class("mail-html"), .id("mail-html"),
                 .title(remoteImages ? "The message as HTML, with remote images shown" : "The message as HTML, with remote content blocked"),
-                Attribute("src", Paths.mailHTML(id) + (remoteImages ? "?" + MailHTML.remoteImagesQuery : "")),
+                Attribute("src", Paths.stored(Paths.mailHTML(id), version: version) + (remoteImages ? "&" + MailHTML.remoteImagesQuery : "")),
                 Attribute("sandbox", "allow-popups allow-popups-to-escape-sandbox"),
                 Attribute("referrerpolicy", "no-referrer"), Attribute("loading", "lazy"),
             ]) {}
@@ -119,7 +122,7 @@ struct MailSection {
             ul {
                 for attachment in listed {
                     li {
-                        a(.href(Paths.mailPart(id, attachment.part)), .id("attachment-\(attachment.part)")) {
+                        a(.href(Paths.stored(Paths.mailPart(id, attachment.part), version: version)), .id("attachment-\(attachment.part)")) {
                             attachment.name ?? "Attachment \(attachment.part + 1)"
                         }
                         span(.class("muted")) { " \(attachment.type), \(Formatting.byteCount(attachment.size))" }

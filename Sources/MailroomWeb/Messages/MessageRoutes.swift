@@ -23,6 +23,7 @@ extension MailroomApp {
                 headerBlock: view == .headers ? MailSection.headerBlock(of: try rawBytes(details, of: id)) : nil)
             section.inlineParts = inline
             section.remoteImages = MailHTML.asksForRemoteImages(request)
+            section.version = contentTag
             return section
         }
         var page = MessagePage(mailboxes: mailboxes, message: found.message, mailbox: mailbox, notice: Notice(from: request.query), token: token)
@@ -34,8 +35,9 @@ extension MailroomApp {
         // The page changes with the message's state, its mailbox, the sidebar and what was sent
         // on: checked on every view (no-cache), and not sent again while the same.
         let etag = "\"page-" + Fingerprint.hex(response.body) + "-" + String(response.body.count, radix: 16) + "\""
-        if PageTag.matches(request, etag) { return PageTag.notModified(etag) }
-        response.headers.add("ETag", etag)
+        if PageTag.matches(request, etag) { response = PageTag.notModified(etag) } else { response.headers.add("ETag", etag) }
+        // In the 304 too: a browser puts a 304's fields in place of those it kept, and the site's
+        // own policy would stop the page's mail frame from loading.
         if mail?.view == .html && details?.html != nil {
             response.headers.add("Content-Security-Policy", SecurityHeaders.framingPolicy)
         }
