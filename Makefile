@@ -14,7 +14,7 @@ HOST        ?= 127.0.0.1
 RUN_ARGS    ?=
 PYTHON      := /usr/bin/python3
 
-RUN_PACKAGES  := pkg-config libevent-dev libssl-dev libsqlite3-dev libgmime-3.0-dev zlib1g-dev libbrotli-dev
+RUN_PACKAGES  := pkg-config libevent-dev libssl-dev libsqlite3-dev libgmime-3.0-dev zlib1g-dev libbrotli-dev libzstd-dev
 # make install points the binary at the Swift runtime copied beside it (patchelf); make deb packs it.
 INSTALL_PACKAGES := $(RUN_PACKAGES) patchelf dpkg-dev
 # wrk measures over HTTP, nginx serves the same bytes as the anchor, curl checks each case first;

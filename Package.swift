@@ -23,16 +23,17 @@ let package = Package(
             pkgConfig: "gmime-3.0",
             providers: [.apt(["libgmime-3.0-dev"])]
         ),
-        // OpenSSL's digests (SHA-256 for import keys); only MailroomMail imports it.
+        // OpenSSL's digests (SHA-256, HMAC); only Digests imports it.
         .systemLibrary(
             name: "CCrypto",
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        // zlib and Brotli, for the compressed variants of static files; only Compression imports it.
+        // zlib and Brotli (the compressed variants of static files) and zstd (raw mail on disk);
+        // only Compression imports it.
         .systemLibrary(
             name: "CCompression",
-            providers: [.apt(["zlib1g-dev", "libbrotli-dev"])]
+            providers: [.apt(["zlib1g-dev", "libbrotli-dev", "libzstd-dev"])]
         ),
         // glibc's mallopt, for the server process's memory settings (mailroom's main.swift).
         .systemLibrary(name: "CMalloc"),
@@ -42,23 +43,25 @@ let package = Package(
         .target(name: "MailroomCore", dependencies: ["CivilDate"]),
         // A small HTML builder whose strings are escaped by construction.
         .target(name: "HTML"),
-        // Whole-buffer gzip and Brotli behind Swift arrays.
+        // gzip and Brotli for static files, zstd frames and dictionaries for raw mail.
         .target(name: "Compression", dependencies: ["CCompression"]),
+        // SHA-256 and HMAC-SHA256 through OpenSSL.
+        .target(name: "Digests", dependencies: ["CCrypto"]),
         // HTTP values (requests, responses, forms, static files) with no sockets.
         .target(name: "HTTP", dependencies: ["CivilDate", "Compression"]),
         // MIME through GMime: raw message in, decoded headers, text, HTML and attachments out.
-        .target(name: "MailroomMail", dependencies: ["CGMime", "CCrypto", "CivilDate"]),
+        .target(name: "MailroomMail", dependencies: ["CGMime", "Digests", "CivilDate"]),
         // SMTP sessions as values (commands, replies, limits, message text) with no sockets.
         .target(name: "SMTP"),
         // The network layer: libevent loops with the HTTP and SMTP connections on them, behind a
         // (Request) -> Response handler and a mail service. Imports the service for its metrics
         // and change feed.
         .target(name: "MailroomNet", dependencies: ["HTTP", "HTML", "SMTP", "MailroomService", "CivilDate", "CLibevent"]),
-        // SQLite persistence: the only importer of CSQLite.
-        .target(name: "MailroomStore", dependencies: ["MailroomCore", "CSQLite"]),
+        // SQLite persistence (the only importer of CSQLite), raw mail kept zstd-compressed.
+        .target(name: "MailroomStore", dependencies: ["MailroomCore", "CSQLite", "Compression", "Digests"]),
         // The application: mail intake, list commands, import, retention, the group commit, the
         // change feed and metrics, over the store. Knows no protocol: neither HTTP nor HTML.
-        .target(name: "MailroomService", dependencies: ["MailroomCore", "MailroomStore", "MailroomMail", "CivilDate"]),
+        .target(name: "MailroomService", dependencies: ["MailroomCore", "MailroomStore", "MailroomMail", "Digests", "CivilDate"]),
         // Routes, forms and pages: a pure (Request) -> Response function over the service.
         .target(name: "MailroomWeb", dependencies: ["MailroomService", "MailroomCore", "MailroomStore", "MailroomMail", "HTML", "HTTP", "SMTP", "CivilDate"]),
         .executableTarget(
@@ -76,7 +79,7 @@ let package = Package(
         .testTarget(name: "MailroomStoreTests", dependencies: ["MailroomStore", "MailroomCore", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Compression", "TestSupport"]),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP", "TestSupport"]),
-        .testTarget(name: "MailroomMailTests", dependencies: ["MailroomMail", "TestSupport"]),
+        .testTarget(name: "MailroomMailTests", dependencies: ["MailroomMail", "Digests", "TestSupport"]),
         .testTarget(name: "MailroomServiceTests", dependencies: ["MailroomService", "MailroomCore", "MailroomStore"]),
         .testTarget(name: "MailroomWebTests", dependencies: ["MailroomWeb", "MailroomService", "MailroomCore", "MailroomStore", "HTTP"]),
         .testTarget(
@@ -85,7 +88,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["MailroomWeb", "MailroomService", "MailroomCore", "MailroomStore", "MailroomNet", "HTTP", "TestSupport"]
+            dependencies: ["MailroomWeb", "MailroomService", "MailroomCore", "MailroomStore", "MailroomNet", "HTTP", "Digests", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

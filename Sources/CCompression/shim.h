@@ -2,10 +2,13 @@
 #define MAILROOM_CCOMPRESSION_SHIM_H
 
 // zlib (gzip) and Brotli from Debian, for the variants of static files that browsers accept
-// compressed; only the Compression module imports them.
+// compressed, and zstd with its dictionary builder, for raw mail on disk; only the Compression
+// module imports them.
 #include <zlib.h>
 #include <brotli/encode.h>
 #include <brotli/decode.h>
+#include <zstd.h>
+#include <zdict.h>
 
 // deflateInit2 and inflateInit2 are macros, which Swift cannot call: the gzip wrapper (window
 // bits 15, plus 16 for gzip rather than zlib framing).

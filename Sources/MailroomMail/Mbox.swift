@@ -1,4 +1,5 @@
 import CivilDate
+import Digests
 #if canImport(Glibc)
 import Glibc
 #endif

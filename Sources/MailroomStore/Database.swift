@@ -1,3 +1,4 @@
+import Compression
 private import CSQLite
 #if canImport(Glibc)
 import Glibc
@@ -11,6 +12,10 @@ final class Database {
     let path: String
     /// Statements compiled once per connection and reused, by their SQL.
     private var compiled: [String: Statement] = [:]
+    /// This connection's zstd contexts and the raw-mail dictionaries it has loaded, by id (a
+    /// dictionary never changes once stored); see RawPacking.swift.
+    private(set) lazy var codec: ZstdCodec? = ZstdCodec()
+    var dictionaries: [Int64: ZstdDictionary] = [:]
 
     /// Opens (or creates) the file at `path`; reading it may still fail later, as with a file
     /// that is not a database.
@@ -32,6 +37,8 @@ final class Database {
         try check(sqlite3_extended_result_codes(handle, 1), sql: nil)
         // The search index's triggers call it (schema 7), so every connection that writes needs it.
         try check(SearchText.register(on: handle), sql: nil)
+        // And the text of a body kept in its raw mail, which may be compressed (schema 13).
+        try check(Self.registerRawText(on: handle, for: self), sql: nil)
     }
 
     deinit {
@@ -128,7 +135,8 @@ final class Database {
 
     /// Writes `bytes` into a blob that already has their length (made with `zeroblob`), in
     /// pieces, so SQLite never holds a second copy of a large one.
-    func writeBlob(table: String, column: String, row: Int64, _ bytes: [UInt8]) throws(StoreError) {
+    /// With `at`, from that offset of the blob.
+    func writeBlob(table: String, column: String, row: Int64, _ bytes: [UInt8], at start: Int = 0) throws(StoreError) {
         var blob: OpaquePointer?
         try check(sqlite3_blob_open(handle, "main", table, column, row, 1, &blob), sql: nil)
         defer { sqlite3_blob_close(blob) }
@@ -136,7 +144,7 @@ final class Database {
         var offset = 0
         while offset < bytes.count {
             let count = min(piece, bytes.count - offset)
-            let code = bytes.withUnsafeBytes { sqlite3_blob_write(blob, $0.baseAddress! + offset, Int32(count), Int32(offset)) }
+            let code = bytes.withUnsafeBytes { sqlite3_blob_write(blob, $0.baseAddress! + offset, Int32(count), Int32(start + offset)) }
             try check(code, sql: nil)
             offset += count
         }
@@ -185,6 +193,39 @@ final class Database {
         let code = bytes.withUnsafeMutableBytes { sqlite3_blob_read(blob, $0.baseAddress, length, start) }
         try check(code, sql: nil)
         return bytes
+    }
+
+    /// Runs `body` with the blob open for reading (as `BlobReader`); nil when the row does not exist.
+    func withBlob<Result>(table: String, column: String, row: Int64,
+                          _ body: (BlobReader) throws(StoreError) -> Result) throws(StoreError) -> Result? {
+        var blob: OpaquePointer?
+        guard sqlite3_blob_open(handle, "main", table, column, row, 0, &blob) == SQLITE_OK, let blob else {
+            sqlite3_blob_close(blob)
+            return nil
+        }
+        defer { sqlite3_blob_close(blob) }
+        return try body(BlobReader(blob: blob, database: self))
+    }
+
+    /// An open blob: its length, and its bytes read in place from any offset.
+    struct BlobReader {
+        fileprivate let blob: OpaquePointer
+        fileprivate let database: Database
+
+        var count: Int { Int(sqlite3_blob_bytes(blob)) }
+
+        /// The bytes in `range`; throws when the blob ends before them.
+        func read(_ range: Range<Int>) throws(StoreError) -> [UInt8] {
+            guard range.lowerBound >= 0, range.upperBound <= count, let start = Int32(exactly: range.lowerBound),
+                  let length = Int32(exactly: range.count) else {
+                throw .invalidData("a blob of \(count) bytes read from \(range.lowerBound) to \(range.upperBound)")
+            }
+            var bytes = [UInt8](repeating: 0, count: range.count)
+            guard !bytes.isEmpty else { return bytes }
+            let code = bytes.withUnsafeMutableBytes { sqlite3_blob_read(blob, $0.baseAddress, length, start) }
+            try database.check(code, sql: nil)
+            return bytes
+        }
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.

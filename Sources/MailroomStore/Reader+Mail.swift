@@ -49,18 +49,19 @@ extension Reader {
 
     /// The bytes of a mailed message exactly as received, by the raw id in its details.
     public func rawMail(_ raw: Int64) throws(StoreError) -> [UInt8]? {
-        try database.readBlob(table: "raw_mail", column: "bytes", row: raw)
+        try database.rawBytes(raw)
     }
 
     /// How many bytes raw message `raw` has; nil when it is gone.
     public func rawMailLength(_ raw: Int64) throws(StoreError) -> Int? {
-        try database.blobLength(table: "raw_mail", column: "bytes", row: raw)
+        try database.rawLength(raw)
     }
 
     /// `count` bytes of raw message `raw` from `offset`, read in place (SQLite's incremental
-    /// blob I/O reads only the pages that hold them); nil when the message is gone or shorter.
+    /// blob I/O reads only the pages of the frames that hold them); nil when the message is
+    /// gone or shorter.
     public func rawMail(_ raw: Int64, at offset: Int, count: Int) throws(StoreError) -> [UInt8]? {
-        try database.readBlob(table: "raw_mail", column: "bytes", row: raw, at: offset, count: count)
+        try database.rawBytes(raw, at: offset, count: count)
     }
 
     /// Up to `limit` messages of `box` from the bottom up (the order they arrived in), after the

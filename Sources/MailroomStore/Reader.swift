@@ -203,3 +203,14 @@ public class Reader {
         }
     }
 }
+
+extension Reader {
+    /// The counter's value as it is.
+    func counter(_ name: String) throws(StoreError) -> Int64 {
+        let read = try database.cached("SELECT value FROM counters WHERE name = ?")
+        try read.bind([.text(name)])
+        defer { read.reset() }
+        guard try read.step() else { throw .invalidData("the counter \(name) is missing") }
+        return try read.integer(at: 0)
+    }
+}

@@ -59,9 +59,54 @@ extension Schema {
             """
     }
 
+    /// The search index's six triggers, dropped and made again (as schema 10 made them), with
+    /// bodies read by `body`: what a migration runs when the way a body is read changes.
+    static func searchTriggers(readingBodiesWith body: (String) -> String) -> String {
+        """
+            DROP TRIGGER index_body;
+            DROP TRIGGER unindex_body;
+            DROP TRIGGER reindex_body;
+            DROP TRIGGER reindexed_body;
+            DROP TRIGGER reindex_words;
+            DROP TRIGGER reindexed_words;
+            CREATE TRIGGER index_body AFTER INSERT ON bodies
+            WHEN (SELECT value FROM counters WHERE name = 'indexed_in_bulk') = 0 BEGIN
+                \(indexing(id: "NEW.id", subject: "h.subject", author: "h.author", body: body("NEW"),
+                           from: "FROM headers h WHERE h.id = NEW.id").joined(separator: "\n"))
+            END;
+            CREATE TRIGGER unindex_body BEFORE DELETE ON bodies BEGIN
+                \(indexing(id: "OLD.id", subject: "h.subject", author: "h.author", body: body("OLD"),
+                           from: "FROM headers h WHERE h.id = OLD.id", delete: true).joined(separator: "\n"))
+            END;
+            CREATE TRIGGER reindex_body BEFORE UPDATE OF body ON bodies BEGIN
+                \(indexing(id: "OLD.id", subject: "h.subject", author: "h.author", body: body("OLD"),
+                           from: "FROM headers h WHERE h.id = OLD.id", delete: true).joined(separator: "\n"))
+            END;
+            CREATE TRIGGER reindexed_body AFTER UPDATE OF body ON bodies BEGIN
+                \(indexing(id: "NEW.id", subject: "h.subject", author: "h.author", body: body("NEW"),
+                           from: "FROM headers h WHERE h.id = NEW.id").joined(separator: "\n"))
+            END;
+            CREATE TRIGGER reindex_words BEFORE UPDATE OF subject, author ON headers BEGIN
+                \(indexing(id: "OLD.id", subject: "OLD.subject", author: "OLD.author", body: body("b"),
+                           from: "FROM bodies b WHERE b.id = OLD.id", delete: true).joined(separator: "\n"))
+            END;
+            CREATE TRIGGER reindexed_words AFTER UPDATE OF subject, author ON headers BEGIN
+                \(indexing(id: "NEW.id", subject: "NEW.subject", author: "NEW.author", body: body("b"),
+                           from: "FROM bodies b WHERE b.id = NEW.id").joined(separator: "\n"))
+            END;
+            """
+    }
+
     /// The text of the body row `row` (a table alias, `NEW` or `OLD`): its own, or the part of
-    /// its raw mail it points at.
+    /// its raw mail it points at, however the raw mail is kept (`raw_text`, RawPacking.swift).
     static func body(of row: String) -> String {
+        "(CASE WHEN \(row).raw_start IS NULL THEN \(row).body ELSE raw_text((SELECT x.raw FROM mail x "
+            + "WHERE x.id = \(row).id), \(row).raw_start, \(row).raw_length) END)"
+    }
+
+    /// `body(of:)` as schemas 8 to 12 read it, from raw mail kept as it came: what their
+    /// migrations run on.
+    static func plainRawBody(of row: String) -> String {
         "(CASE WHEN \(row).raw_start IS NULL THEN \(row).body ELSE CAST(substr((SELECT r.bytes FROM mail x JOIN raw_mail r "
             + "ON r.id = x.raw WHERE x.id = \(row).id), \(row).raw_start + 1, \(row).raw_length) AS TEXT) END)"
     }

@@ -102,6 +102,11 @@ final class Statement {
         return Array(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 
+    func optionalBlob(at column: Int) throws(StoreError) -> [UInt8]? {
+        if sqlite3_column_type(handle, Int32(column)) == SQLITE_NULL { return nil }
+        return try blob(at: column)
+    }
+
     private func expect(_ type: Int32, at column: Int, _ expected: String) throws(StoreError) {
         let index = Int32(column)
         let found = sqlite3_column_type(handle, index)

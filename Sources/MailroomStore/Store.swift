@@ -27,6 +27,9 @@ public final class Store: @unchecked Sendable {
     /// Background checkpoints (see `checkpointInBackground`): their timer and connection, used
     /// only on `checkpointQueue`.
     private var checkpointTimer: DispatchSourceTimer?
+    /// The packer's place among raw mail to compress again with its mailbox's dictionary
+    /// (Store+Packing.swift); from the start after each new dictionary, and at each launch.
+    let repackedThrough = Atomic<Int64>(0)
     private var checkpointer: Database?
     private let checkpointQueue = DispatchQueue(label: "mailroom.checkpoint")
     private let isOpen = Atomic<Bool>(true)
@@ -304,7 +307,8 @@ public final class Store: @unchecked Sendable {
     }
 
     /// SQLite's own check of the file and of its foreign keys, then Mailroom's: each mailbox's
-    /// counts agree with its messages, and each message has its headers and body. "ok", or one
+    /// counts agree with its messages, each message has its headers and body, and each
+    /// compressed raw message decompresses to its recorded length and SHA-256. "ok", or one
     /// line per problem.
     public func integrityCheck() throws(StoreError) -> String {
         try read { reader throws(StoreError) in try reader.problems() }
@@ -338,8 +342,9 @@ extension Reader {
             UNION ALL SELECT 'headers ' || h.id || ' belong to no message' FROM headers h WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = h.id)
             UNION ALL SELECT 'body ' || b.id || ' belongs to no message' FROM bodies b WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = b.id)
             UNION ALL SELECT 'body ' || b.id || ' is not in its raw mail' FROM bodies b WHERE b.raw_start IS NOT NULL AND NOT EXISTS (
-                SELECT 1 FROM mail x JOIN raw_mail r ON r.id = x.raw
-                WHERE x.id = b.id AND b.raw_start >= 0 AND b.raw_length >= 0 AND b.raw_start + b.raw_length <= length(r.bytes))
+                SELECT 1 FROM mail x JOIN raw_mail r ON r.id = x.raw LEFT JOIN raw_packing p ON p.id = r.id
+                WHERE x.id = b.id AND b.raw_start >= 0 AND b.raw_length >= 0
+                    AND b.raw_start + b.raw_length <= coalesce(p.length, length(r.bytes)))
             UNION ALL SELECT 'mail ' || x.id || ' belongs to no message' FROM mail x WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = x.id)
             UNION ALL SELECT 'mail ' || x.id || ' has no raw bytes' FROM mail x WHERE NOT EXISTS (SELECT 1 FROM raw_mail r WHERE r.id = x.raw)
             UNION ALL SELECT 'raw mail ' || r.id || ' belongs to no mail' FROM raw_mail r WHERE NOT EXISTS (SELECT 1 FROM mail x WHERE x.raw = r.id)
@@ -347,6 +352,11 @@ extension Reader {
             """)
         while try parts.step() { problems.append(try parts.text(at: 0)) }
         problems += try tagProblems()
+        // Every compressed raw message gives back the bytes it was stored with.
+        let packed = try reader.database.prepare("SELECT id FROM raw_packing ORDER BY id")
+        while try packed.step() {
+            if let problem = rawProblem(try packed.integer(at: 0)) { problems.append(problem) }
+        }
         return problems.isEmpty ? "ok" : problems.joined(separator: "\n")
     }
 }

@@ -59,7 +59,7 @@ extension Transaction {
         try run("UPDATE counters SET value = 1 WHERE name = 'indexed_in_bulk'", [])
         for imported in messages {
             let mail = imported.mail
-            guard try !isKept(underAnyOf: imported.formerKeys), try storeRaw(mail, as: nextRaw, importKey: imported.key) else { continue }
+            guard try !isKept(underAnyOf: imported.formerKeys), try storeRaw(mail, as: nextRaw, in: box, importKey: imported.key) else { continue }
             if imported.bodyInRaw != nil, let body = imported.indexedBody { prepared.append((nextID, body)) }
             let raw = nextRaw
             nextRaw += 1
@@ -113,7 +113,7 @@ extension Transaction {
     private func addMail(_ mail: IncomingMail, to boxes: [MailboxID], at time: Int64, importKey: [UInt8]?) throws(StoreError) -> [MessageID] {
         let targets = boxes.isEmpty ? [MailboxID.inbox] : boxes
         let raw = try takeCounter("next_raw_id")
-        _ = try storeRaw(mail, as: raw, importKey: nil)
+        _ = try storeRaw(mail, as: raw, in: targets[0], importKey: nil)
         let subject = mail.subject.isEmpty ? "(no subject)" : mail.subject
         var ids: [MessageID] = []
         for box in targets {
@@ -140,22 +140,37 @@ extension Transaction {
         return false
     }
 
-    /// Writes `mail`'s raw bytes (and what was parsed of its parts) as raw message `raw`; with an
-    /// import key, only when no kept message has that key: false then, and nothing written.
-    private func storeRaw(_ mail: IncomingMail, as raw: Int64, importKey: [UInt8]?) throws(StoreError) -> Bool {
+    /// Writes `mail`'s raw bytes, compressed (with `box`'s dictionary when it has one; see
+    /// RawPacking.swift), and what was parsed of its parts, as raw message `raw`; with an import
+    /// key, only when no kept message has that key: false then, and nothing written.
+    private func storeRaw(_ mail: IncomingMail, as raw: Int64, in box: MailboxID, importKey: [UInt8]?) throws(StoreError) -> Bool {
         let key: SQLValue = importKey.map { .blob($0) } ?? .null
+        let dictionary = try database.dictionary(forMailbox: box.rawValue)
         // A key already kept leaves the row unwritten (a clash of ids still fails).
         let unlessKnown = "ON CONFLICT (import_key) WHERE import_key IS NOT NULL DO NOTHING"
-        if mail.raw.count <= Self.copiedRawBytes {
-            try run("INSERT INTO raw_mail (id, bytes, import_key) VALUES (?, ?, ?) \(unlessKnown)", [.integer(raw), .blob(mail.raw), key])
+        let packing: RawPacking
+        if mail.raw.count <= RawPacking.frameBytes {
+            let (blob, packed) = try database.pack(mail.raw, dictionary: dictionary)
+            try run("INSERT INTO raw_mail (id, bytes, import_key) VALUES (?, ?, ?) \(unlessKnown)", [.integer(raw), .blob(blob), key])
             guard database.changes == 1 else { return false }
+            packing = packed
         } else {
-            // Written in place, piece by piece: SQLite makes no copy of a large message.
+            // A large mail is compressed twice, a frame at a time: once for its size, then into a
+            // blob of that size in place. Memory holds one frame, never the whole compressed mail.
+            let sized = try database.compressFrames(of: mail.raw, dictionary: dictionary) { _ throws(StoreError) in }
+            let total = sized.frameSizes?.reduce(0, +) ?? 0
             try run("INSERT INTO raw_mail (id, bytes, import_key) VALUES (?, zeroblob(?), ?) \(unlessKnown)",
-                    [.integer(raw), .integer(mail.raw.count), key])
+                    [.integer(raw), .integer(Int64(total)), key])
             guard database.changes == 1 else { return false }
-            try database.writeBlob(table: "raw_mail", column: "bytes", row: raw, mail.raw)
+            var offset = 0
+            packing = try database.compressFrames(of: mail.raw, dictionary: dictionary) { frame throws(StoreError) in
+                guard offset + frame.count <= total else { throw .failed("zstd made other frames the second time") }
+                try database.writeBlob(table: "raw_mail", column: "bytes", row: raw, frame, at: offset)
+                offset += frame.count
+            }
+            guard packing == sized else { throw .failed("zstd made other frames the second time") }
         }
+        try storePacking(packing, of: raw)
         for attachment in mail.attachments {
             let place = attachment.place
             try run("""

@@ -328,10 +328,12 @@ if let policy = webhookPolicy {
 
 let retention = RetentionPolicy(maxMessages: options.maxMessages, maxAgeSeconds: options.maxAgeSeconds)
 let retentionTimer = Retention.start(retention, service: app.service)
+let packerTimer = Packer.start(store)
 
 var received: Int32 = 0
 sigwait(&stopSignals, &received)
 retentionTimer?.cancel()
+packerTimer.cancel()
 outbound?.stop()
 webhookQueue?.stop()
 Console.out("mailroom: signal \(received), shutting down")

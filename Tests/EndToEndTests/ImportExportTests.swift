@@ -1,3 +1,4 @@
+import Digests
 import Glibc
 import MailroomCore
 import MailroomMail

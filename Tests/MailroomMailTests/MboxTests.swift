@@ -1,3 +1,4 @@
+import Digests
 import Glibc
 @testable import MailroomMail
 import TestSupport

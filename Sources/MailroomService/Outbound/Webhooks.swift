@@ -1,3 +1,4 @@
+import Digests
 import Dispatch
 import MailroomCore
 import MailroomMail

@@ -25,44 +25,14 @@ extension Schema {
         CREATE INDEX mail_with_attachments ON mail (id) WHERE listed_attachments > 0;
 
         INSERT INTO search (search, rowid, subject, author, recipients, body)
-            SELECT 'delete', h.id, h.subject, h.author, \(recipients("h")), searchable(\(body(of: "b")))
+            SELECT 'delete', h.id, h.subject, h.author, \(recipients("h")), searchable(\(plainRawBody(of: "b")))
             FROM mail x JOIN headers h ON h.id = x.id JOIN bodies b ON b.id = x.id;
         INSERT INTO search (rowid, subject, author, recipients, body)
-            SELECT h.id, h.subject, \(indexedAuthor(id: "h.id", header: "h.author")), \(recipients("h")), searchable(\(body(of: "b")))
+            SELECT h.id, h.subject, \(indexedAuthor(id: "h.id", header: "h.author")), \(recipients("h")), searchable(\(plainRawBody(of: "b")))
             FROM mail x JOIN headers h ON h.id = x.id JOIN bodies b ON b.id = x.id;
-        \(substringIndexing(id: "h.id", subject: "h.subject", author: "h.author", body: body(of: "b"),
+        \(substringIndexing(id: "h.id", subject: "h.subject", author: "h.author", body: plainRawBody(of: "b"),
                             from: "FROM headers h JOIN bodies b ON b.id = h.id"))
 
-        DROP TRIGGER index_body;
-        DROP TRIGGER unindex_body;
-        DROP TRIGGER reindex_body;
-        DROP TRIGGER reindexed_body;
-        DROP TRIGGER reindex_words;
-        DROP TRIGGER reindexed_words;
-        CREATE TRIGGER index_body AFTER INSERT ON bodies
-        WHEN (SELECT value FROM counters WHERE name = 'indexed_in_bulk') = 0 BEGIN
-            \(indexing(id: "NEW.id", subject: "h.subject", author: "h.author", body: body(of: "NEW"),
-                       from: "FROM headers h WHERE h.id = NEW.id").joined(separator: "\n"))
-        END;
-        CREATE TRIGGER unindex_body BEFORE DELETE ON bodies BEGIN
-            \(indexing(id: "OLD.id", subject: "h.subject", author: "h.author", body: body(of: "OLD"),
-                       from: "FROM headers h WHERE h.id = OLD.id", delete: true).joined(separator: "\n"))
-        END;
-        CREATE TRIGGER reindex_body BEFORE UPDATE OF body ON bodies BEGIN
-            \(indexing(id: "OLD.id", subject: "h.subject", author: "h.author", body: body(of: "OLD"),
-                       from: "FROM headers h WHERE h.id = OLD.id", delete: true).joined(separator: "\n"))
-        END;
-        CREATE TRIGGER reindexed_body AFTER UPDATE OF body ON bodies BEGIN
-            \(indexing(id: "NEW.id", subject: "h.subject", author: "h.author", body: body(of: "NEW"),
-                       from: "FROM headers h WHERE h.id = NEW.id").joined(separator: "\n"))
-        END;
-        CREATE TRIGGER reindex_words BEFORE UPDATE OF subject, author ON headers BEGIN
-            \(indexing(id: "OLD.id", subject: "OLD.subject", author: "OLD.author", body: body(of: "b"),
-                       from: "FROM bodies b WHERE b.id = OLD.id", delete: true).joined(separator: "\n"))
-        END;
-        CREATE TRIGGER reindexed_words AFTER UPDATE OF subject, author ON headers BEGIN
-            \(indexing(id: "NEW.id", subject: "NEW.subject", author: "NEW.author", body: body(of: "b"),
-                       from: "FROM bodies b WHERE b.id = NEW.id").joined(separator: "\n"))
-        END;
+        \(searchTriggers(readingBodiesWith: plainRawBody(of:)))
         """)
 }

@@ -17,27 +17,27 @@ extension Schema {
         CREATE TRIGGER index_body AFTER INSERT ON bodies
         WHEN (SELECT value FROM counters WHERE name = 'indexed_in_bulk') = 0 BEGIN
             INSERT INTO search (rowid, subject, author, recipients, body)
-                SELECT id, subject, author, \(recipients("NEW")), searchable(\(body(of: "NEW"))) FROM headers WHERE id = NEW.id;
+                SELECT id, subject, author, \(recipients("NEW")), searchable(\(plainRawBody(of: "NEW"))) FROM headers WHERE id = NEW.id;
         END;
         CREATE TRIGGER unindex_body BEFORE DELETE ON bodies BEGIN
             INSERT INTO search (search, rowid, subject, author, recipients, body)
-                SELECT 'delete', id, subject, author, \(recipients("OLD")), searchable(\(body(of: "OLD"))) FROM headers WHERE id = OLD.id;
+                SELECT 'delete', id, subject, author, \(recipients("OLD")), searchable(\(plainRawBody(of: "OLD"))) FROM headers WHERE id = OLD.id;
         END;
         CREATE TRIGGER reindex_body BEFORE UPDATE OF body ON bodies BEGIN
             INSERT INTO search (search, rowid, subject, author, recipients, body)
-                SELECT 'delete', id, subject, author, \(recipients("OLD")), searchable(\(body(of: "OLD"))) FROM headers WHERE id = OLD.id;
+                SELECT 'delete', id, subject, author, \(recipients("OLD")), searchable(\(plainRawBody(of: "OLD"))) FROM headers WHERE id = OLD.id;
         END;
         CREATE TRIGGER reindexed_body AFTER UPDATE OF body ON bodies BEGIN
             INSERT INTO search (rowid, subject, author, recipients, body)
-                SELECT id, subject, author, \(recipients("NEW")), searchable(\(body(of: "NEW"))) FROM headers WHERE id = NEW.id;
+                SELECT id, subject, author, \(recipients("NEW")), searchable(\(plainRawBody(of: "NEW"))) FROM headers WHERE id = NEW.id;
         END;
         CREATE TRIGGER reindex_words BEFORE UPDATE OF subject, author ON headers BEGIN
             INSERT INTO search (search, rowid, subject, author, recipients, body)
-                SELECT 'delete', OLD.id, OLD.subject, OLD.author, \(recipients("OLD")), searchable(\(body(of: "b"))) FROM bodies b WHERE b.id = OLD.id;
+                SELECT 'delete', OLD.id, OLD.subject, OLD.author, \(recipients("OLD")), searchable(\(plainRawBody(of: "b"))) FROM bodies b WHERE b.id = OLD.id;
         END;
         CREATE TRIGGER reindexed_words AFTER UPDATE OF subject, author ON headers BEGIN
             INSERT INTO search (rowid, subject, author, recipients, body)
-                SELECT NEW.id, NEW.subject, NEW.author, \(recipients("NEW")), searchable(\(body(of: "b"))) FROM bodies b WHERE b.id = NEW.id;
+                SELECT NEW.id, NEW.subject, NEW.author, \(recipients("NEW")), searchable(\(plainRawBody(of: "b"))) FROM bodies b WHERE b.id = NEW.id;
         END;
         """)
 }

@@ -22,6 +22,7 @@ enum Schema {
         migration10,
         migration11,
         migration12,
+        migration13,
     ]
 
     static var currentVersion: Int32 { migrations.last?.version ?? 0 }
