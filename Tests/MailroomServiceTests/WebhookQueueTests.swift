@@ -196,8 +196,10 @@ final class CommitGate: Sendable {
         queue.start()
         defer { queue.stop() }
         guard waitForCall(target, "the first call") else { return }
+        // Queued for later: no longer due now (it is queued, and due, before its first try too).
         try untilCommit(service, "the first call to be queued for later") { reader throws(StoreError) in
-            try reader.webhookCounts() == ["queued": 1]
+            guard try reader.webhookCounts() == ["queued": 1] else { return false }
+            return try reader.dueWebhooks(to: Self.target, at: fixedNow, limit: 1, excluding: []).isEmpty
         }
         queue.drain()
         let readsBefore = queue.reads.load(ordering: .relaxed)
