@@ -64,6 +64,8 @@ public struct IncomingMail: Sendable {
     /// The tags it comes with (valid names, each once): from its `X-Tags`, its `+tag`
     /// addresses, the rules it matched.
     public var tags: [String] = []
+    /// `raw` compressed ahead (`Store.packAhead`); nil: compressed when it is stored.
+    public var packed: PackedRaw?
 
     public init(subject: String, sender: String, text: String, html: String?, envelopeFrom: String, envelopeTo: [String],
                 fromHeader: String, toHeader: String, ccHeader: String, sentAt: Int64?, messageID: String?,

@@ -10,7 +10,7 @@ import Digests
 ///
 /// A raw row with no packing row is kept as it came: a file from before schema 13 that the
 /// packer (`Store.packRaws`) has not reached yet.
-struct RawPacking: Equatable {
+struct RawPacking: Equatable, Sendable {
     static let frameBytes = 256 * 1_024
 
     var length: Int
@@ -40,6 +40,28 @@ struct RawPacking: Equatable {
             defer { start += size }
             let first = index * Self.frameBytes
             return (start..<start + size, first..<min(length, first + Self.frameBytes))
+        }
+    }
+}
+
+/// Raw mail compressed ahead, on the thread that parsed it: what the store writes as it is,
+/// so the writer (one thread for every mailbox) does not compress.
+public struct PackedRaw: Sendable {
+    let blob: [UInt8]
+    let packing: RawPacking
+}
+
+extension Store {
+    /// `raw` compressed for the mailbox `recipients` route it to (with its dictionary, when it
+    /// has one), on a reader connection: nil for mail of more than one frame (compressed in
+    /// place when it is stored) or when this fails (then it is compressed when stored). Any
+    /// dictionary decompresses what it made, so a route changed meanwhile costs only ratio.
+    public func packAhead(_ raw: [UInt8], routedBy recipients: [String]) -> PackedRaw? {
+        guard raw.count <= RawPacking.frameBytes else { return nil }
+        return try? read { reader throws(StoreError) in
+            let box = try reader.route(recipients).first ?? .inbox
+            let (blob, packing) = try reader.database.pack(raw, dictionary: try reader.database.dictionary(forMailbox: box.rawValue))
+            return PackedRaw(blob: blob, packing: packing)
         }
     }
 }

@@ -145,12 +145,17 @@ extension Transaction {
     /// key, only when no kept message has that key: false then, and nothing written.
     private func storeRaw(_ mail: IncomingMail, as raw: Int64, in box: MailboxID, importKey: [UInt8]?) throws(StoreError) -> Bool {
         let key: SQLValue = importKey.map { .blob($0) } ?? .null
-        let dictionary = try database.dictionary(forMailbox: box.rawValue)
+        let dictionary = mail.packed == nil ? try database.dictionary(forMailbox: box.rawValue) : nil
         // A key already kept leaves the row unwritten (a clash of ids still fails).
         let unlessKnown = "ON CONFLICT (import_key) WHERE import_key IS NOT NULL DO NOTHING"
         let packing: RawPacking
         if mail.raw.count <= RawPacking.frameBytes {
-            let (blob, packed) = try database.pack(mail.raw, dictionary: dictionary)
+            var (blob, packed): ([UInt8], RawPacking)
+            if let ahead = mail.packed, ahead.packing.length == mail.raw.count {
+                (blob, packed) = (ahead.blob, ahead.packing)
+            } else {
+                (blob, packed) = try database.pack(mail.raw, dictionary: dictionary)
+            }
             try run("INSERT INTO raw_mail (id, bytes, import_key) VALUES (?, ?, ?) \(unlessKnown)", [.integer(raw), .blob(blob), key])
             guard database.changes == 1 else { return false }
             packing = packed
@@ -202,6 +207,16 @@ extension Transaction {
             ])
     }
 
+    /// Replaces the addresses that route mail to `box`.
+    public func setAddresses(_ patterns: [String], for box: MailboxID) throws(StoreError) {
+        try run("DELETE FROM addresses WHERE mailbox = ?", [.integer(box.rawValue)])
+        for pattern in patterns {
+            try run("INSERT OR IGNORE INTO addresses (pattern, mailbox) VALUES (?, ?)", [.text(pattern), .integer(box.rawValue)])
+        }
+    }
+}
+
+extension Reader {
     /// The mailboxes that `recipients` name (see `Routing`); the Inbox when none does.
     public func route(_ recipients: [String]) throws(StoreError) -> [MailboxID] {
         let boxes = try mailboxes().map { (id: $0.id, name: $0.name) }
@@ -213,13 +228,5 @@ extension Transaction {
             addresses.append((try statement.text(at: 0), MailboxID(rawValue: try statement.integer(at: 1))))
         }
         return Routing(mailboxes: boxes, addresses: addresses).mailboxes(for: recipients)
-    }
-
-    /// Replaces the addresses that route mail to `box`.
-    public func setAddresses(_ patterns: [String], for box: MailboxID) throws(StoreError) {
-        try run("DELETE FROM addresses WHERE mailbox = ?", [.integer(box.rawValue)])
-        for pattern in patterns {
-            try run("INSERT OR IGNORE INTO addresses (pattern, mailbox) VALUES (?, ?)", [.text(pattern), .integer(box.rawValue)])
-        }
     }
 }
