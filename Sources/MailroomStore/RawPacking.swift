@@ -1,6 +1,7 @@
 import Compression
 private import CSQLite
 import Digests
+import MailroomCore
 
 /// How a raw message is kept (schema 13): zstd frames of at most `frameBytes` of the mail each,
 /// one after another in `raw_mail.bytes`, so a part or a piece of a large mail is read by
@@ -20,6 +21,13 @@ struct RawPacking: Equatable, Sendable {
     var frameSizes: [Int]?
 
     var frameCount: Int { max(1, (length + Self.frameBytes - 1) / Self.frameBytes) }
+
+    /// Whether the record can describe a stored mail: a length no message reaches beyond 4 GiB,
+    /// and one size for each of its frames.
+    var isPlausible: Bool {
+        length >= 0 && length <= 1 << 32 && (frameSizes?.count ?? 1) == frameCount
+            && (frameSizes?.allSatisfy { $0 > 0 } ?? true)
+    }
 
     /// `frameSizes` as stored: four bytes each, little-endian.
     var storedFrames: [UInt8]? {
@@ -57,12 +65,44 @@ extension Store {
     /// place when it is stored) or when this fails (then it is compressed when stored). Any
     /// dictionary decompresses what it made, so a route changed meanwhile costs only ratio.
     public func packAhead(_ raw: [UInt8], routedBy recipients: [String]) -> PackedRaw? {
+        packAhead(raw) { reader throws(StoreError) in try reader.route(recipients).first ?? .inbox }
+    }
+
+    private func packAhead(_ raw: [UInt8], box: (Reader) throws(StoreError) -> MailboxID) -> PackedRaw? {
         guard raw.count <= RawPacking.frameBytes else { return nil }
         return try? read { reader throws(StoreError) in
-            let box = try reader.route(recipients).first ?? .inbox
-            let (blob, packing) = try reader.database.pack(raw, dictionary: try reader.database.dictionary(forMailbox: box.rawValue))
+            let dictionary = try reader.database.dictionary(forMailbox: try box(reader).rawValue)
+            let (blob, packing) = try reader.database.pack(raw, dictionary: dictionary)
             return PackedRaw(blob: blob, packing: packing)
         }
+    }
+
+    /// A compressor for mail going to `box`, with its dictionary as it is now, for one thread
+    /// that reads no database (an import's reading thread); nil when it cannot be made.
+    public func packer(for box: MailboxID) -> RawPacker? {
+        guard let dictionary = try? read({ reader throws(StoreError) in try reader.database.dictionary(forMailbox: box.rawValue) }),
+              let codec = ZstdCodec() else { return nil }
+        return RawPacker(codec: codec, dictionary: dictionary)
+    }
+}
+
+/// Compresses mail of one frame as the store keeps it (`Store.packer(for:)`). Handed to one
+/// thread, which alone uses it (its zstd context is not for two at once).
+public final class RawPacker: @unchecked Sendable {
+    private let codec: ZstdCodec
+    private let dictionary: (id: Int64, value: ZstdDictionary)?
+
+    init(codec: ZstdCodec, dictionary: (id: Int64, value: ZstdDictionary)?) {
+        self.codec = codec
+        self.dictionary = dictionary
+    }
+
+    /// nil for mail of more than one frame (compressed in place when stored).
+    public func pack(_ raw: [UInt8]) -> PackedRaw? {
+        guard raw.count <= RawPacking.frameBytes,
+              let frame = raw.withUnsafeBytes({ codec.compress($0, dictionary: dictionary?.value) }) else { return nil }
+        return PackedRaw(blob: frame, packing: RawPacking(length: raw.count, sha256: MailDigest.sha256(raw),
+                                                          dictionary: dictionary?.id, frameSizes: nil))
     }
 }
 
@@ -167,6 +207,8 @@ extension Database {
 
     private func rawBytes(_ raw: Int64, packing: RawPacking, in wanted: Range<Int>) throws(StoreError) -> [UInt8]? {
         guard let codec else { throw .failed("zstd could not make a context") }
+        // A damaged row is an error, never a trap or a vast allocation.
+        guard packing.isPlausible else { throw .invalidData("raw mail \(raw) has a damaged record of its frames") }
         let dictionary = try packing.dictionary.map { id throws(StoreError) in try self.dictionary(id) }
         var output = [UInt8](repeating: 0, count: wanted.count)
         let done = try withBlob(table: "raw_mail", column: "bytes", row: raw) { blob throws(StoreError) in

@@ -41,11 +41,15 @@ struct OfflineImport {
         }
         let handoff = Handoff(limit: 16 << 20)
         let now = Int64(time(nil))
+        let packer = store.packer(for: box)
         DispatchQueue(label: "mailroom.import.read").async {
             do {
                 for source in sources {
                     try source.read(progress) { raw, sender, unread, flagged in
-                        handoff.put(MailImport.prepare(raw, sender: sender, isUnread: unread, isFlagged: flagged, now: now))
+                        var prepared = MailImport.prepare(raw, sender: sender, isUnread: unread, isFlagged: flagged, now: now)
+                        // Compressed here, beside the parse, rather than on the writing thread.
+                        prepared.mail.packed = packer?.pack(raw)
+                        handoff.put(prepared)
                     }
                 }
                 handoff.close(nil)

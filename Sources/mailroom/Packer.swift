@@ -3,10 +3,11 @@ import Glibc
 import MailroomStore
 
 /// Compresses raw mail in the background (Store+Packing.swift): mail kept as it came by an
-/// older Mailroom, and mail stored before its mailbox had a dictionary. Every quarter second it
-/// packs batches for at most a tenth of a second, so it takes under half of one core and intake
-/// waits at most for one batch's short write; once nothing is left it rests. Every 10 s it
-/// looks for mailboxes that have grown enough mail for a dictionary.
+/// older Mailroom, and mail stored before its mailbox had a dictionary. Only in a quarter second
+/// with no other commit (the packer's own make no revision) does it work, and then for at most
+/// a tenth of a second, so it takes under half of one core and never competes with intake;
+/// once nothing is left it rests. Every 10 s (when quiet) it looks for mailboxes that have
+/// grown enough mail for a dictionary.
 enum Packer {
     static func start(_ store: Store) -> DispatchSourceTimer {
         let queue = DispatchQueue(label: "mailroom.packer", qos: .utility)
@@ -27,9 +28,17 @@ enum Packer {
         var announced = false
         var restingUntil: UInt64 = 0
         var nextTraining: UInt64 = 0
+        var lastRevision: Int64 = -1
 
         func tick(_ store: Store) {
             let now = DispatchTime.now().uptimeNanoseconds
+            // Background work gives way: nothing while anything else was committed since the
+            // last tick (mail arriving, people working), so it never slows intake down.
+            let revision = store.revision
+            guard revision == lastRevision else {
+                lastRevision = revision
+                return
+            }
             do throws(StoreError) {
                 if now >= nextTraining {
                     nextTraining = now + 10_000_000_000

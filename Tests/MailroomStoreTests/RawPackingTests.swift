@@ -249,12 +249,16 @@ import Testing
                 var bytes = try #require(try transaction.database.readBlob(table: "raw_mail", column: "bytes", row: 1))
                 bytes[bytes.count / 2] ^= 0x5A
                 try transaction.run("UPDATE raw_mail SET bytes = ? WHERE id = 1", [.blob(bytes)])
-                // And the second one's record no longer matches what it holds.
+                // The second one's record no longer matches what it holds.
                 try transaction.run("UPDATE raw_packing SET sha256 = zeroblob(32) WHERE id = 2", [])
+                // And the third one's record says it is longer than any mail, in more frames.
+                _ = try transaction.addMail(mail(raw), to: [.inbox], at: 1_002)
+                try transaction.run("UPDATE raw_packing SET length = 1 << 40 WHERE id = 3", [])
             }
             let report = try store.integrityCheck()
             #expect(report.contains("raw mail 1 "))
             #expect(report.contains("raw mail 2 decompresses to other bytes than were stored"))
+            #expect(report.contains("raw mail 3 does not decompress"))
             let damaged = try? store.read { reader throws(StoreError) in try reader.rawMail(1) }
             #expect(damaged == nil, "a damaged frame is an error, not other bytes")
         }
