@@ -113,7 +113,9 @@ enum RawDictionaries {
     /// machine-made mail repeats).
     static let trainingThreshold = 500
     static let samples = 2_000
-    static let sampleBytes = 16 * 1_024
+    /// So training holds at most 8 MiB of samples (and zstd a copy): about a hundred times the
+    /// dictionary's size, as zstd's documentation advises.
+    static let sampleBytes = 4 * 1_024
     static let capacity = 64 * 1_024
 }
 
