@@ -152,47 +152,21 @@ final class Database {
 
     /// Reads a whole blob, or nil when the row does not exist.
     func readBlob(table: String, column: String, row: Int64) throws(StoreError) -> [UInt8]? {
-        var blob: OpaquePointer?
-        guard sqlite3_blob_open(handle, "main", table, column, row, 0, &blob) == SQLITE_OK, let blob else {
-            sqlite3_blob_close(blob)
-            return nil
-        }
-        defer { sqlite3_blob_close(blob) }
-        let count = Int(sqlite3_blob_bytes(blob))
-        var bytes = [UInt8](repeating: 0, count: count)
-        guard count > 0 else { return bytes }
-        let code = bytes.withUnsafeMutableBytes { sqlite3_blob_read(blob, $0.baseAddress, Int32(count), 0) }
-        try check(code, sql: nil)
-        return bytes
+        try withBlob(table: table, column: column, row: row) { blob throws(StoreError) in try blob.read(0..<blob.count) }
     }
 
     /// The length of a blob, or nil when the row does not exist.
     func blobLength(table: String, column: String, row: Int64) throws(StoreError) -> Int? {
-        var blob: OpaquePointer?
-        guard sqlite3_blob_open(handle, "main", table, column, row, 0, &blob) == SQLITE_OK, let blob else {
-            sqlite3_blob_close(blob)
-            return nil
-        }
-        defer { sqlite3_blob_close(blob) }
-        return Int(sqlite3_blob_bytes(blob))
+        try withBlob(table: table, column: column, row: row) { blob throws(StoreError) in blob.count }
     }
 
     /// Reads `count` bytes of a blob from `offset`, or nil when the row does not exist or the
     /// blob ends before them.
     func readBlob(table: String, column: String, row: Int64, at offset: Int, count: Int) throws(StoreError) -> [UInt8]? {
-        var blob: OpaquePointer?
-        guard sqlite3_blob_open(handle, "main", table, column, row, 0, &blob) == SQLITE_OK, let blob else {
-            sqlite3_blob_close(blob)
-            return nil
-        }
-        defer { sqlite3_blob_close(blob) }
-        guard offset >= 0, count >= 0, offset + count <= Int(sqlite3_blob_bytes(blob)),
-              let start = Int32(exactly: offset), let length = Int32(exactly: count) else { return nil }
-        var bytes = [UInt8](repeating: 0, count: count)
-        guard count > 0 else { return bytes }
-        let code = bytes.withUnsafeMutableBytes { sqlite3_blob_read(blob, $0.baseAddress, length, start) }
-        try check(code, sql: nil)
-        return bytes
+        try withBlob(table: table, column: column, row: row) { blob throws(StoreError) -> [UInt8]? in
+            guard offset >= 0, count >= 0, offset <= blob.count - count else { return nil }
+            return try blob.read(offset..<offset + count)
+        } ?? nil
     }
 
     /// Runs `body` with the blob open for reading (as `BlobReader`); nil when the row does not exist.

@@ -40,6 +40,26 @@ struct RawPacking: Equatable, Sendable {
         }
     }
 
+    /// Compresses `bytes` a frame at a time, handing each frame to `each` in order, and says
+    /// how they are packed: a large mail is never held compressed as a whole.
+    static func compressFrames(of bytes: [UInt8], codec: ZstdCodec, dictionary: (id: Int64, value: ZstdDictionary)?,
+                               _ each: ([UInt8]) throws(StoreError) -> Void) throws(StoreError) -> RawPacking {
+        var sizes: [Int] = []
+        var start = 0
+        repeat {
+            let end = min(bytes.count, start + frameBytes)
+            let frame = bytes.withUnsafeBytes { all in
+                codec.compress(UnsafeRawBufferPointer(rebasing: all[start..<end]), dictionary: dictionary?.value)
+            }
+            guard let frame else { throw .failed("zstd could not compress a mail of \(bytes.count) bytes") }
+            try each(frame)
+            sizes.append(frame.count)
+            start = end
+        } while start < bytes.count
+        return RawPacking(length: bytes.count, sha256: MailDigest.sha256(bytes), dictionary: dictionary?.id,
+                          frameSizes: sizes.count > 1 ? sizes : nil)
+    }
+
     /// Where each frame lies in the blob of `blobLength` bytes, and which bytes of the mail it holds.
     func frames(blobLength: Int) -> [(stored: Range<Int>, holds: Range<Int>)] {
         let sizes = frameSizes ?? [blobLength]
@@ -99,10 +119,10 @@ public final class RawPacker: @unchecked Sendable {
 
     /// nil for mail of more than one frame (compressed in place when stored).
     public func pack(_ raw: [UInt8]) -> PackedRaw? {
-        guard raw.count <= RawPacking.frameBytes,
-              let frame = raw.withUnsafeBytes({ codec.compress($0, dictionary: dictionary?.value) }) else { return nil }
-        return PackedRaw(blob: frame, packing: RawPacking(length: raw.count, sha256: MailDigest.sha256(raw),
-                                                          dictionary: dictionary?.id, frameSizes: nil))
+        guard raw.count <= RawPacking.frameBytes else { return nil }
+        var blob: [UInt8] = []
+        guard let packing = try? RawPacking.compressFrames(of: raw, codec: codec, dictionary: dictionary, { blob += $0 }) else { return nil }
+        return PackedRaw(blob: blob, packing: packing)
     }
 }
 
@@ -128,25 +148,11 @@ extension Database {
         return (blob, packing)
     }
 
-    /// Compresses `bytes` a frame at a time, handing each frame to `each` in order, and says
-    /// how they are packed: a large mail is never held compressed as a whole.
+    /// `RawPacking.compressFrames` with this connection's contexts.
     func compressFrames(of bytes: [UInt8], dictionary: (id: Int64, value: ZstdDictionary)?,
                         _ each: ([UInt8]) throws(StoreError) -> Void) throws(StoreError) -> RawPacking {
         guard let codec else { throw .failed("zstd could not make a context") }
-        var sizes: [Int] = []
-        var start = 0
-        repeat {
-            let end = min(bytes.count, start + RawPacking.frameBytes)
-            let frame = bytes.withUnsafeBytes { all in
-                codec.compress(UnsafeRawBufferPointer(rebasing: all[start..<end]), dictionary: dictionary?.value)
-            }
-            guard let frame else { throw .failed("zstd could not compress a mail of \(bytes.count) bytes") }
-            try each(frame)
-            sizes.append(frame.count)
-            start = end
-        } while start < bytes.count
-        return RawPacking(length: bytes.count, sha256: MailDigest.sha256(bytes), dictionary: dictionary?.id,
-                          frameSizes: sizes.count > 1 ? sizes : nil)
+        return try RawPacking.compressFrames(of: bytes, codec: codec, dictionary: dictionary, each)
     }
 
     /// How raw message `raw` is packed; nil when it is kept as it came (or gone).

@@ -150,15 +150,14 @@ extension Transaction {
         let unlessKnown = "ON CONFLICT (import_key) WHERE import_key IS NOT NULL DO NOTHING"
         let packing: RawPacking
         if mail.raw.count <= RawPacking.frameBytes {
-            var (blob, packed): ([UInt8], RawPacking)
+            var blob = mail.packed?.blob ?? []
             if let ahead = mail.packed, ahead.packing.length == mail.raw.count {
-                (blob, packed) = (ahead.blob, ahead.packing)
+                packing = ahead.packing
             } else {
-                (blob, packed) = try database.pack(mail.raw, dictionary: dictionary)
+                (blob, packing) = try database.pack(mail.raw, dictionary: dictionary)
             }
             try run("INSERT INTO raw_mail (id, bytes, import_key) VALUES (?, ?, ?) \(unlessKnown)", [.integer(raw), .blob(blob), key])
             guard database.changes == 1 else { return false }
-            packing = packed
         } else {
             // A large mail is compressed twice, a frame at a time: once for its size, then into a
             // blob of that size in place. Memory holds one frame, never the whole compressed mail.
