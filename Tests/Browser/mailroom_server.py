@@ -22,6 +22,7 @@ class Mailroom:
         self.port = port
         self.smtp_port = smtp_port
         self.work = work
+        self.ports = {}
 
     def url(self, path="/"):
         return f"http://127.0.0.1:{self.port}{path}"
@@ -36,40 +37,59 @@ class Mailroom:
 
 def free_port():
     """A port nothing listens on right now, for the SMTP listener (whose 0 means off)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    return free_ports(1)[0]
 
 
-def start(password=None, page_size=None, smtp=False, extra=()):
+def free_ports(count):
+    """`count` different ports nothing listens on right now (all held open while choosing, so
+    the system cannot hand out one of them twice)."""
+    probes = [socket.socket() for _ in range(count)]
+    try:
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [probe.getsockname()[1] for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
+
+
+def start(password=None, page_size=None, smtp=False, extra=(), port_flags=()):
     """A fresh server on its own empty database; with `password`, every page asks for it first;
     with `page_size`, lists show that many rows a page; with `smtp`, it takes mail on a free
-    port; `extra` flags go last."""
+    port; each flag in `port_flags` (such as "--mailpit-port") is given a free port, found in
+    `server.ports[flag]`; `extra` flags go last."""
     work = tempfile.mkdtemp(prefix="mailroom-browser-")
     environment = {key: value for key, value in os.environ.items() if key != "MAILROOM_PASSWORD"}
     if password is not None:
         environment["MAILROOM_PASSWORD"] = password
-    # A free port can be taken by someone else before Mailroom binds it: then another.
+    # A free port can be taken by someone else before Mailroom binds it: then new ones, all of them.
     for attempt in range(3):
-        smtp_port = free_port() if smtp else 0
+        chosen = free_ports(len(port_flags) + 1)
+        smtp_port = chosen[-1] if smtp else 0
+        ports = dict(zip(port_flags, chosen))
         process = subprocess.Popen(
             [BINARY, "--port", "0", "--smtp-port", str(smtp_port), "--no-samples", "--quiet",
              "--public", str(ROOT / "Public")]
-            + (["--page-size", str(page_size)] if page_size else []) + list(extra),
+            + (["--page-size", str(page_size)] if page_size else [])
+            + [word for flag, port in ports.items() for word in (flag, str(port))] + list(extra),
             cwd=work, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         # The banner line is printed once the socket is listening; a warning may come first.
+        printed = []
         for _ in range(5):
             line = process.stdout.readline()
             match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
             if match:
-                return Mailroom(process, int(match.group(1)), smtp_port or None, work)
+                server = Mailroom(process, int(match.group(1)), smtp_port or None, work)
+                server.ports = ports
+                return server
             if not line:
                 break
+            printed.append(line)
         exited = process.poll()
         process.kill()
         process.wait()
-        if "cannot listen on" not in line:
+        if not any("cannot listen on" in line for line in printed):
             break
     # How it ended (a negative code is the signal) says whether it refused or crashed.
-    raise AssertionError(f"mailroom did not start: {line!r}, exit status {exited}")
+    raise AssertionError(f"mailroom did not start: {''.join(printed)!r}, exit status {exited}")

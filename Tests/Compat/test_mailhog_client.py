@@ -16,8 +16,8 @@ import mailroom_server  # noqa: E402
 
 @pytest.fixture
 def door():
-    port = mailroom_server.free_port()
-    server = mailroom_server.start(smtp=True, extra=["--mailhog-port", str(port)])
+    server = mailroom_server.start(smtp=True, port_flags=["--mailhog-port"])
+    port = server.ports["--mailhog-port"]
     line = server.process.stdout.readline()
     assert f"MailHog API on http://127.0.0.1:{port}/api/" in line, line
     server.mailhog_port = port

@@ -15,8 +15,8 @@ import mailroom_server  # noqa: E402
 
 @pytest.fixture
 def door():
-    port = mailroom_server.free_port()
-    server = mailroom_server.start(smtp=True, extra=["--mailpit-port", str(port)])
+    server = mailroom_server.start(smtp=True, port_flags=["--mailpit-port"])
+    port = server.ports["--mailpit-port"]
     # The door's line follows the banner once its loops are listening.
     line = server.process.stdout.readline()
     assert f"Mailpit API on http://127.0.0.1:{port}/api/" in line, line
