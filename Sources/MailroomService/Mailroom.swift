@@ -42,6 +42,8 @@ public final class Mailroom: Sendable {
     let webhookWake = Mutex<Wakeup?>(nil)
     /// Tells the outbound queue that mail was queued.
     let outboundWake = Mutex<Wakeup?>(nil)
+    /// How many messages each recent search matches, per mailbox revision (`search`).
+    let searchCounts = RevisionCache<SearchQuery, Int>(maxEntries: 1_024)
     /// How arriving mail is tagged; set once before the doors open (`useTagging`).
     let tagging = Mutex(Tagging())
     /// A file this service made for itself (the in-memory convenience), removed with it.

@@ -17,7 +17,11 @@ extension Reader {
     public static let countLimit = 1_000
 
     /// One page of the matches of `query` in `box`; keys are what `key(of:)` orders by.
-    public func search(_ query: SearchQuery, in box: MailboxID, from place: PagePlace, limit: Int) throws(StoreError) -> ListSlice {
+    /// `counted` is what `counted(_:)` said of an earlier page of this search while the mailbox
+    /// was as it is now: then the matches are not counted again.
+    public func search(
+        _ query: SearchQuery, in box: MailboxID, from place: PagePlace, limit: Int, counted known: Int? = nil
+    ) throws(StoreError) -> ListSlice {
         let limit = max(limit, 1)
         var found: [(message: Message, key: Int64)]
         switch place {
@@ -40,12 +44,19 @@ extension Reader {
         let hasOlder = try found.last.map { last throws(StoreError) in
             try !matches(query, in: box, "KEY < ?", [.integer(last.key)], descending: true, limit: 1).isEmpty
         } ?? false
-        let counted = try count(query, in: box, enteredBy: nil, limit: Self.countLimit + 1)
+        let counted: Int
+        if let known { counted = known } else { counted = try count(query, in: box, enteredBy: nil, limit: Self.countLimit + 1) }
         var slice = ListSlice(
             rows: found.map(\.message), keys: found.map(\.key), hasNewer: hasNewer, hasOlder: hasOlder,
             total: min(counted, Self.countLimit), revision: try revision())
         slice.totalIsAtLeast = counted > Self.countLimit
         return slice
+    }
+
+    /// How many matches `slice` (a page of `search`) says there are, as `search` takes it back
+    /// in `counted`.
+    public static func counted(_ slice: ListSlice) -> Int {
+        slice.totalIsAtLeast ? countLimit + 1 : slice.total
     }
 
     /// The newest match of `query` in `box` with an id above `id` (the top one, for a search of

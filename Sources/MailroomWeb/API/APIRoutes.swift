@@ -112,8 +112,9 @@ extension MailroomApp {
         } else {
             place = .top
         }
+        let revision = service.revision(of: box)
         let slice = try reading { reader throws(StoreError) in
-            if let query { return try reader.search(query, in: box, from: place, limit: limit) }
+            if let query { return try service.search(query, in: box, from: place, limit: limit, reader: reader, revision: revision) }
             return try reader.page(of: box, from: place, limit: limit)
         }
         var next: JSON = .null

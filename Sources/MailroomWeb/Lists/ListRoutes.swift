@@ -66,7 +66,8 @@ extension MailroomApp {
         // Loaded before reading: what is read is at least this revision of the mailbox.
         let revision = service.revision(of: box)
         let key = SliceKey(place: state.place, search: state.search)
-        // Searches are read every time: their cost is the search's, and the bench measures it.
+        // A search's rows are read every time (only how many match is kept per revision: see
+        // `Mailroom.search`); other lists' slices are kept while their mailbox is unchanged.
         if !state.isSearch, state.allAsOf == nil, let known = slices.value(key, in: box, revision: revision) {
             let mailboxes = try self.mailboxes()
             let html = try finish(box, state, mailboxes, known, allCount: nil, searchProblem: nil,
@@ -78,7 +79,7 @@ extension MailroomApp {
             var slice: ListSlice
             if let search = query {
                 do throws(StoreError) {
-                    slice = try reader.search(search, in: box, from: state.place, limit: pageSize)
+                    slice = try service.search(search, in: box, from: state.place, limit: pageSize, reader: reader, revision: revision)
                 } catch {
                     guard case .sqlite(_, let message, _) = error else { throw error }
                     // The parser quotes every word, so this is not expected; if it happens, say so.
