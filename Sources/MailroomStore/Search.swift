@@ -23,31 +23,49 @@ extension Reader {
         _ query: SearchQuery, in box: MailboxID, from place: PagePlace, limit: Int, counted known: Int? = nil
     ) throws(StoreError) -> ListSlice {
         let limit = max(limit, 1)
+        // Each read asks for one row more than the page: that row says whether there is more
+        // beyond the page's far end, without another FTS5 query (opening one costs more than
+        // the row). Nothing is newer than a page read from the top.
         var found: [(message: Message, key: Int64)]
+        var hasNewer: Bool?
+        var hasOlder: Bool?
         switch place {
         case .top:
-            found = try matches(query, in: box, "", [], descending: true, limit: limit)
+            (found, hasOlder) = try matches(query, in: box, "", [], descending: true, limit: limit)
+            hasNewer = false
         case .below(let key):
-            found = try matches(query, in: box, "KEY < ?", [.integer(key)], descending: true, limit: limit)
+            (found, hasOlder) = try matches(query, in: box, "KEY < ?", [.integer(key)], descending: true, limit: limit)
             if found.isEmpty {
-                found = try matches(query, in: box, "", [], descending: false, limit: limit).reversed()
+                let (oldest, more) = try matches(query, in: box, "", [], descending: false, limit: limit)
+                (found, hasNewer, hasOlder) = (oldest.reversed(), more, false)
             }
         case .above(let key):
-            found = try matches(query, in: box, "KEY > ?", [.integer(key)], descending: false, limit: limit).reversed()
-            if found.count < limit {
-                found = try matches(query, in: box, "", [], descending: true, limit: limit)
+            let (above, more) = try matches(query, in: box, "KEY > ?", [.integer(key)], descending: false, limit: limit)
+            if above.count < limit {
+                (found, hasOlder) = try matches(query, in: box, "", [], descending: true, limit: limit)
+                hasNewer = false
+            } else {
+                (found, hasNewer) = (above.reversed(), more)
             }
         }
-        let hasNewer = try found.first.map { first throws(StoreError) in
-            try !matches(query, in: box, "KEY > ?", [.integer(first.key)], descending: false, limit: 1).isEmpty
-        } ?? false
-        let hasOlder = try found.last.map { last throws(StoreError) in
-            try !matches(query, in: box, "KEY < ?", [.integer(last.key)], descending: true, limit: 1).isEmpty
-        } ?? false
+        if hasNewer == nil, let first = found.first {
+            hasNewer = try !matches(query, in: box, "KEY > ?", [.integer(first.key)], descending: false, limit: 1).found.isEmpty
+        }
+        if hasOlder == nil, let last = found.last {
+            hasOlder = try !matches(query, in: box, "KEY < ?", [.integer(last.key)], descending: true, limit: 1).found.isEmpty
+        }
         let counted: Int
-        if let known { counted = known } else { counted = try count(query, in: box, enteredBy: nil, limit: Self.countLimit + 1) }
+        if let known {
+            counted = known
+        } else if case .top = place, hasOlder != true {
+            // The whole search is on this page.
+            counted = found.count
+        } else {
+            counted = try count(query, in: box, enteredBy: nil, limit: Self.countLimit + 1)
+        }
+        let (hasNewerMatches, hasOlderMatches) = (hasNewer ?? false, hasOlder ?? false)
         var slice = ListSlice(
-            rows: found.map(\.message), keys: found.map(\.key), hasNewer: hasNewer, hasOlder: hasOlder,
+            rows: found.map(\.message), keys: found.map(\.key), hasNewer: hasNewerMatches, hasOlder: hasOlderMatches,
             total: min(counted, Self.countLimit), revision: try revision())
         slice.totalIsAtLeast = counted > Self.countLimit
         return slice
@@ -95,19 +113,21 @@ extension Reader {
         return try count("SELECT count(*) FROM (\(sql) LIMIT ?)", values + [.integer(Int64(min(limit, Int(Int64.max))))])
     }
 
+    /// Up to `limit` matches in the order asked for, and whether there are more beyond them.
     private func matches(
         _ query: SearchQuery, in box: MailboxID, _ extra: String, _ extraValues: [SQLValue], descending: Bool, limit: Int
-    ) throws(StoreError) -> [(message: Message, key: Int64)] {
+    ) throws(StoreError) -> (found: [(message: Message, key: Int64)], more: Bool) {
         let (sql, values) = Self.matchSQL(query, in: box, columns: Self.rowColumns, extra: extra, extraValues, withHeaders: true)
         let statement = try database.cached(sql + " ORDER BY \(Self.key(of: query)) \(descending ? "DESC" : "ASC") LIMIT ?")
-        try statement.bind(values + [.integer(limit)])
+        try statement.bind(values + [.integer(limit + 1)])
         defer { statement.reset() }
         var found: [(message: Message, key: Int64)] = []
         while try statement.step() {
+            guard found.count < limit else { return (found, true) }
             let row = try Self.row(statement, body: nil)
             found.append((row.message, query.hasWords ? row.message.id.rawValue : row.rank))
         }
-        return found
+        return (found, false)
     }
 
     /// The column that orders matches: the index's own rowid when words drive the search (so

@@ -30,6 +30,8 @@ public final class Store: @unchecked Sendable {
     /// The packer's place among raw mail to compress again with its mailbox's dictionary
     /// (Store+Packing.swift); from the start after each new dictionary, and at each launch.
     let repackedThrough = Atomic<Int64>(0)
+    /// The full-text indexes were told to merge any level of two segments (`mergeSearchIndexes`).
+    let indexesMergeInPairs = Atomic<Bool>(false)
     private var checkpointer: Database?
     private let checkpointQueue = DispatchQueue(label: "mailroom.checkpoint")
     private let isOpen = Atomic<Bool>(true)

@@ -7,7 +7,8 @@ import MailroomStore
 /// with no other commit (the packer's own make no revision) does it work, and then for at most
 /// a tenth of a second, so it takes under half of one core and never competes with intake;
 /// once nothing is left it rests. Every 10 s (when quiet) it looks for mailboxes that have
-/// grown enough mail for a dictionary.
+/// grown enough mail for a dictionary. With no raw mail left to compress, it merges the search
+/// indexes' segments in the same quiet moments (Store+IndexMerging.swift).
 enum Packer {
     static func start(_ store: Store) -> DispatchSourceTimer {
         let queue = DispatchQueue(label: "mailroom.packer", qos: .utility)
@@ -27,6 +28,7 @@ enum Packer {
     private final class State: @unchecked Sendable {
         var announced = false
         var restingUntil: UInt64 = 0
+        var indexesRestingUntil: UInt64 = 0
         var nextTraining: UInt64 = 0
         var lastRevision: Int64 = -1
 
@@ -44,20 +46,28 @@ enum Packer {
                     nextTraining = now + 10_000_000_000
                     if try store.trainRawDictionaries(at: Int64(time(nil))) > 0 { restingUntil = 0 }
                 }
-                guard now >= restingUntil else { return }
                 let deadline = now + 100_000_000
-                while DispatchTime.now().uptimeNanoseconds < deadline {
+                while now >= restingUntil, DispatchTime.now().uptimeNanoseconds < deadline {
                     guard try store.packRaws() > 0 else {
                         restingUntil = DispatchTime.now().uptimeNanoseconds + 10_000_000_000
                         if announced {
                             Console.out("mailroom: all raw mail is compressed")
                             announced = false
                         }
+                        break
+                    }
+                }
+                // The indexes only once no raw mail is left to compress: both want the writer,
+                // and raw mail is the larger win.
+                guard restingUntil > DispatchTime.now().uptimeNanoseconds, now >= indexesRestingUntil else { return }
+                while DispatchTime.now().uptimeNanoseconds < deadline {
+                    guard try store.mergeSearchIndexes() else {
+                        indexesRestingUntil = DispatchTime.now().uptimeNanoseconds + 5_000_000_000
                         return
                     }
                 }
             } catch {
-                Console.error("could not compress raw mail: \(error)")
+                Console.error("could not compress raw mail or merge the search indexes: \(error)")
                 restingUntil = DispatchTime.now().uptimeNanoseconds + 60_000_000_000
             }
         }
