@@ -21,11 +21,35 @@ enum Handback: Sendable {
     case events
 }
 
+/// What waits for a loop, in the order the loop takes it: the answers as they came, then the
+/// hub's wake-ups, however many arrived, as one pass over the streams. A person's answer is a
+/// few bytes on one socket; a pass can be thousands of writes, and must not go first.
+struct Handbacks {
+    private var answers: [Handback] = []
+    private var hasEvents = false
+
+    mutating func append(_ handback: Handback) {
+        if case .events = handback { hasEvents = true } else { answers.append(handback) }
+    }
+
+    /// Everything waiting: the answers, then one `.events` if any wake-up came.
+    mutating func takeAll() -> [Handback] {
+        defer { hasEvents = false }
+        return takeAnswers() + (hasEvents ? [.events] : [])
+    }
+
+    /// The answers only, for a loop in the middle of a pass: a wake-up stays for its next turn.
+    mutating func takeAnswers() -> [Handback] {
+        defer { answers = [] }
+        return answers
+    }
+}
+
 /// The hand-over from worker threads to a loop: a queue and an event that wakes the loop.
 final class Replies: @unchecked Sendable {
     // The event pointer is used only under the lock, and never after `close`.
     private struct State: @unchecked Sendable {
-        var queue: [Handback] = []
+        var queue = Handbacks()
         var wake: OpaquePointer?
     }
 
@@ -44,10 +68,12 @@ final class Replies: @unchecked Sendable {
     }
 
     func take() -> [Handback] {
-        state.withLock { state in
-            defer { state.queue = [] }
-            return state.queue
-        }
+        state.withLock { $0.queue.takeAll() }
+    }
+
+    /// What `take` would give but the hub's wake-ups (see `Handbacks.takeAnswers`).
+    func takeAnswers() -> [Handback] {
+        state.withLock { $0.queue.takeAnswers() }
     }
 
     func close() {
