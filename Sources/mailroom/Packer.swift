@@ -5,10 +5,11 @@ import MailroomStore
 /// Compresses raw mail in the background (Store+Packing.swift): mail kept as it came by an
 /// older Mailroom, and mail stored before its mailbox had a dictionary. Only in a quarter second
 /// with no other commit (the packer's own make no revision) does it work, and then for at most
-/// a tenth of a second, so it takes under half of one core and never competes with intake;
-/// once nothing is left it rests. Every 10 s (when quiet) it looks for mailboxes that have
-/// grown enough mail for a dictionary. With no raw mail left to compress, it merges the search
-/// indexes' segments in the same quiet moments (Store+IndexMerging.swift).
+/// a tenth of a second, stopping as soon as anything else commits, so it takes under half of one
+/// core and never competes with intake; once nothing is left it rests. Every 10 s (when quiet)
+/// it looks for mailboxes that have grown enough mail for a dictionary. With no raw mail left to
+/// compress, it merges the search indexes' segments in the same quiet moments
+/// (Store+IndexMerging.swift).
 enum Packer {
     static func start(_ store: Store) -> DispatchSourceTimer {
         let queue = DispatchQueue(label: "mailroom.packer", qos: .utility)
@@ -47,7 +48,9 @@ enum Packer {
                     if try store.trainRawDictionaries(at: Int64(time(nil))) > 0 { restingUntil = 0 }
                 }
                 let deadline = now + 100_000_000
-                while now >= restingUntil, DispatchTime.now().uptimeNanoseconds < deadline {
+                // Until the tenth of a second is up, or anything else commits meanwhile.
+                func keepGoing() -> Bool { DispatchTime.now().uptimeNanoseconds < deadline && store.revision == revision }
+                while now >= restingUntil, keepGoing() {
                     guard try store.packRaws() > 0 else {
                         restingUntil = DispatchTime.now().uptimeNanoseconds + 10_000_000_000
                         if announced {
@@ -60,7 +63,7 @@ enum Packer {
                 // The indexes only once no raw mail is left to compress: both want the writer,
                 // and raw mail is the larger win.
                 guard restingUntil > DispatchTime.now().uptimeNanoseconds, now >= indexesRestingUntil else { return }
-                while DispatchTime.now().uptimeNanoseconds < deadline {
+                while keepGoing() {
                     guard try store.mergeSearchIndexes() else {
                         indexesRestingUntil = DispatchTime.now().uptimeNanoseconds + 5_000_000_000
                         return
