@@ -23,12 +23,28 @@ public struct Headers: Sendable, Sequence {
         fields.filter { Self.sameName($0.name, name) }.map(\.value)
     }
 
+    /// How many fields are named `name`, without gathering their values.
+    public func count(of name: String) -> Int {
+        var count = 0
+        for field in fields where Self.sameName(field.name, name) { count += 1 }
+        return count
+    }
+
     /// ASCII case-insensitive comparison without building lowercased copies: header names
     /// are tokens, so ASCII is all they hold.
     static func sameName(_ lhs: String, _ rhs: String) -> Bool {
         guard lhs.utf8.count == rhs.utf8.count else { return false }
-        for (a, b) in zip(lhs.utf8, rhs.utf8) where a != b {
-            guard a | 0x20 == b | 0x20, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(a | 0x20) else { return false }
+        // Names are mostly sent as they are written here: one comparison of the bytes.
+        if lhs == rhs { return true }
+        var index = lhs.utf8.startIndex
+        var other = rhs.utf8.startIndex
+        while index != lhs.utf8.endIndex {
+            let a = lhs.utf8[index], b = rhs.utf8[other]
+            if a != b {
+                guard a | 0x20 == b | 0x20, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(a | 0x20) else { return false }
+            }
+            index = lhs.utf8.index(after: index)
+            other = rhs.utf8.index(after: other)
         }
         return true
     }

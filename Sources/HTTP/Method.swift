@@ -18,6 +18,19 @@ public enum Method: Hashable, Sendable {
         }
     }
 
+    /// The method a request line names, known ones read from the bytes without making a string.
+    init(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) {
+        if bytes.elementsEqual("GET".utf8) {
+            self = .get
+        } else if bytes.elementsEqual("POST".utf8) {
+            self = .post
+        } else if bytes.elementsEqual("HEAD".utf8) {
+            self = .head
+        } else {
+            self.init(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
     public var name: String {
         switch self {
         case .get: "GET"

@@ -164,6 +164,7 @@ public enum RequestParser {
     }
 
     private static func keepAlive(head: Head, headers: Headers) -> Bool {
+        guard headers["Connection"] != nil else { return head.minorVersion >= 1 }
         let options = headers.values(for: "Connection").flatMap { $0.lowercased().split(separator: ",") }
             .map { $0.trimmingCharacters(in: " \t") }
         if options.contains("close") { return false }
@@ -198,11 +199,19 @@ private struct Head {
     let authority: String?
 
     static func parse(requestLine line: Slice<UnsafeBufferPointer<UInt8>>, limits: RequestLimits) -> Result<Head, HTTPError> {
-        let parts = line.split(separator: 0x20, omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy(RequestParser.isTokenCharacter) else {
+        // "METHOD target HTTP/1.1": exactly two spaces, found in place.
+        let space = UInt8(ascii: " ")
+        guard let firstSpace = line.firstIndex(of: space),
+              let secondSpace = line[(firstSpace + 1)...].firstIndex(of: space),
+              !line[(secondSpace + 1)...].contains(space)
+        else {
             return .failure(RequestParser.bad("The request line is not “METHOD target HTTP/1.1”."))
         }
-        let version = parts[2]
+        let methodBytes = line[line.startIndex..<firstSpace]
+        guard !methodBytes.isEmpty, methodBytes.allSatisfy(RequestParser.isTokenCharacter) else {
+            return .failure(RequestParser.bad("The request line is not “METHOD target HTTP/1.1”."))
+        }
+        let version = line[(secondSpace + 1)...]
         let start = version.startIndex
         guard version.count == 8, version.starts(with: "HTTP/".utf8), version[start + 6] == UInt8(ascii: "."),
               let major = digit(version[start + 5]), let minor = digit(version[start + 7])
@@ -212,12 +221,20 @@ private struct Head {
         guard major == 1 else {
             return .failure(HTTPError(Status(code: 505, reason: "HTTP Version Not Supported"), "Mailroom speaks HTTP/1.1."))
         }
-        let rawTarget = parts[1]
+        let rawTarget = line[(firstSpace + 1)..<secondSpace]
         guard rawTarget.count <= limits.maxURLBytes else {
             return .failure(HTTPError(.uriTooLong, "The address is longer than \(limits.maxURLBytes) bytes."))
         }
-        guard !rawTarget.isEmpty, rawTarget.allSatisfy({ $0 > 0x20 && $0 != 0x7F }),
-              var target = String(validating: rawTarget, as: UTF8.self)
+        var isASCII = true
+        for byte in rawTarget {
+            guard byte > 0x20 && byte != 0x7F else {
+                return .failure(RequestParser.bad("The address holds spaces, control characters or invalid UTF-8."))
+            }
+            if byte >= 0x80 { isASCII = false }
+        }
+        // ASCII needs no check of its UTF-8; anything else must be valid.
+        guard !rawTarget.isEmpty,
+              var target = isASCII ? String(decoding: rawTarget, as: UTF8.self) : String(validating: rawTarget, as: UTF8.self)
         else {
             return .failure(RequestParser.bad("The address holds spaces, control characters or invalid UTF-8."))
         }
@@ -230,9 +247,7 @@ private struct Head {
             let tail = rest[end...]
             target = tail.hasPrefix("/") ? String(tail) : "/" + tail
         }
-        return .success(Head(
-            method: Method(String(decoding: parts[0], as: UTF8.self)), target: target,
-            minorVersion: minor, authority: authority))
+        return .success(Head(method: Method(methodBytes), target: target, minorVersion: minor, authority: authority))
     }
 
     private static func digit(_ byte: UInt8) -> Int? {
@@ -248,13 +263,17 @@ private enum Framing {
 
     static func of(head: Head, headers: Headers, limits: RequestLimits) -> Result<Framing, HTTPError> {
         if head.minorVersion >= 1 {
-            let hosts = headers.values(for: "Host")
-            guard hosts.count == 1 || (hosts.isEmpty && head.authority != nil) else {
-                return .failure(RequestParser.bad(hosts.isEmpty ? "The request has no Host header." : "The request names more than one Host."))
+            let hosts = headers.count(of: "Host")
+            guard hosts == 1 || (hosts == 0 && head.authority != nil) else {
+                return .failure(RequestParser.bad(hosts == 0 ? "The request has no Host header." : "The request names more than one Host."))
             }
         }
-        let encodings = headers.values(for: "Transfer-Encoding")
-        let lengths = headers.values(for: "Content-Length")
+        // Most requests have neither field: only then are their values gathered.
+        let framed = headers.fields.contains {
+            Headers.sameName($0.name, "Transfer-Encoding") || Headers.sameName($0.name, "Content-Length")
+        }
+        let encodings = framed ? headers.values(for: "Transfer-Encoding") : []
+        let lengths = framed ? headers.values(for: "Content-Length") : []
         if !encodings.isEmpty {
             // Both at once is how requests are smuggled past a proxy: refused (RFC 9112 6.1).
             guard lengths.isEmpty else {

@@ -54,9 +54,32 @@ public struct Router<Context, Info: Sendable>: Sendable {
 
     public private(set) var routes: [Route] {
         get { table }
-        set { table = newValue }
+        set {
+            table = newValue
+            bySegmentCount = []
+            for index in table.indices { file(index) }
+        }
     }
     @usableFromInline var table: [Route] = []
+    /// The indexes of the routes with each number of segments, in table order, split by their
+    /// first segment: a path is compared only with the patterns that begin with its first
+    /// segment or with a capture, and have as many segments as it has.
+    @usableFromInline var bySegmentCount: [Candidates] = []
+
+    @usableFromInline
+    struct Candidates: Sendable {
+        @usableFromInline var byFirstSegment: [String: [Int]] = [:]
+        @usableFromInline var capturingFirst: [Int] = []
+    }
+
+    private mutating func file(_ index: Int) {
+        let segments = table[index].segments
+        while bySegmentCount.count <= segments.count { bySegmentCount.append(Candidates()) }
+        switch segments.first {
+        case .literal(let word): bySegmentCount[segments.count].byFirstSegment[word, default: []].append(index)
+        case .capture, nil: bySegmentCount[segments.count].capturingFirst.append(index)
+        }
+    }
 
     public init() {}
 
@@ -71,30 +94,67 @@ public struct Router<Context, Info: Sendable>: Sendable {
             methods.append(method)
             if method == .get && !handlers.contains(where: { $0.key == .head }) { methods.append(.head) }
         }
-        routes.append(Route(
+        table.append(Route(
             pattern: pattern, info: info, segments: segments,
             handlers: handlers.map { (method: $0.key, handler: $0.value) },
             allow: methods.map(\.name).joined(separator: ", ")))
+        file(table.count - 1)
     }
 
     /// The first route whose pattern matches `path` (the path alone: no query), if any.
+    /// Runs on every request: the path is walked in place, and only the patterns with as many
+    /// segments as it has are tried.
     @inlinable
     public func match(_ path: String) -> Match? {
-        let given = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        search: for route in table where route.segments.count == given.count {
-            var captured: [(String, Substring)] = []
-            for (segment, text) in zip(route.segments, given) {
-                switch segment {
-                case .literal(let word):
-                    guard text == word else { continue search }
-                case .capture(let name):
-                    guard !text.isEmpty else { continue search }
-                    captured.append((name, text))
-                }
+        let slash = UInt8(ascii: "/")
+        var count = 0
+        var firstEnd = path.utf8.endIndex
+        for index in path.utf8.indices where path.utf8[index] == slash {
+            count += 1
+            if count == 2 { firstEnd = index }
+        }
+        guard count < bySegmentCount.count, !path.isEmpty else { return nil }
+        let candidates = bySegmentCount[count]
+        let first = String(path[path.utf8.index(after: path.utf8.startIndex)..<firstEnd])
+        let literal = candidates.byFirstSegment[first] ?? []
+        // The two lists in table order, as if they were one.
+        var (l, c) = (0, 0)
+        while l < literal.count || c < candidates.capturingFirst.count {
+            let index: Int
+            if c == candidates.capturingFirst.count || (l < literal.count && literal[l] < candidates.capturingFirst[c]) {
+                index = literal[l]
+                l += 1
+            } else {
+                index = candidates.capturingFirst[c]
+                c += 1
             }
-            return Match(route: route, parameters: RouteParameters(captured))
+            if let parameters = Self.captures(of: table[index].segments, in: path) {
+                return Match(route: table[index], parameters: parameters)
+            }
         }
         return nil
+    }
+
+    /// What the captures of `segments` take from `path` when the path fits them (it has as
+    /// many segments; `path` starts with "/"), or nil when it does not fit.
+    @inlinable
+    static func captures(of segments: [Segment], in path: String) -> RouteParameters? {
+        let utf8 = path.utf8
+        var start = utf8.startIndex
+        var captured: [(String, Substring)] = []
+        for segment in segments {
+            start = utf8.index(after: start)
+            let end = utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? utf8.endIndex
+            switch segment {
+            case .literal(let word):
+                guard utf8[start..<end].elementsEqual(word.utf8) else { return nil }
+            case .capture(let name):
+                guard start != end else { return nil }
+                captured.append((name, path[start..<end]))
+            }
+            start = end
+        }
+        return RouteParameters(captured)
     }
 }
 

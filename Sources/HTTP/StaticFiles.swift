@@ -88,19 +88,34 @@ public struct StaticFiles: Sendable {
         type.hasPrefix("text/") || type.hasPrefix("image/svg+xml") || type.hasPrefix("application/json")
     }
 
-    /// One representation of a file, its answers made ahead.
-    struct Variant: Sendable {
+    /// One representation of a file, its answers made ahead. A class, as `File` is: a lookup
+    /// hands out one reference, not a copy of every answer's fields.
+    final class Variant: Sendable {
         let ok: Response
         let notModified: Response
         let etag: String
+
+        init(ok: Response, notModified: Response, etag: String) {
+            self.ok = ok
+            self.notModified = notModified
+            self.etag = etag
+        }
     }
 
-    struct File: Sendable {
+    final class File: Sendable {
         let plain: Variant
         let brotli: Variant?
         let gzip: Variant?
         let size: Int
         let modified: Int
+
+        init(plain: Variant, brotli: Variant?, gzip: Variant?, size: Int, modified: Int) {
+            self.plain = plain
+            self.brotli = brotli
+            self.gzip = gzip
+            self.size = size
+            self.modified = modified
+        }
 
         /// The variant a request with `acceptEncoding` gets: Brotli, then gzip, as far as the
         /// client accepts them and they exist; otherwise the plain file.

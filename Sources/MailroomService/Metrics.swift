@@ -5,6 +5,10 @@ import Synchronization
 /// shared by the server and the app; every counter only goes up, except the gauges.
 public final class Metrics: Sendable {
     private let statuses = Mutex<[Int: Int]>([:])
+    /// The commonest statuses, counted without a lock (two loops answer at once).
+    private let oks = Atomic<Int>(0)
+    private let redirects = Atomic<Int>(0)
+    private let notModified = Atomic<Int>(0)
     public let posts = Atomic<Int>(0)
     public let commits = Atomic<Int>(0)
     /// Changes (posts and messages) in all commits so far, and how they fell into batches.
@@ -32,11 +36,24 @@ public final class Metrics: Sendable {
     public init() {}
 
     public func countResponse(status: Int) {
-        statuses.withLock { $0[status, default: 0] += 1 }
+        switch status {
+        case 200: oks.wrappingAdd(1, ordering: .relaxed)
+        case 303: redirects.wrappingAdd(1, ordering: .relaxed)
+        case 304: notModified.wrappingAdd(1, ordering: .relaxed)
+        default: statuses.withLock { $0[status, default: 0] += 1 }
+        }
     }
 
     /// Responses sent so far, by status code.
-    public var responses: [Int: Int] { statuses.withLock { $0 } }
+    public var responses: [Int: Int] {
+        var counts = statuses.withLock { $0 }
+        let common = [
+            (200, oks.load(ordering: .relaxed)), (303, redirects.load(ordering: .relaxed)),
+            (304, notModified.load(ordering: .relaxed)),
+        ]
+        for (status, count) in common where count > 0 { counts[status] = count }
+        return counts
+    }
 
     public func countCommit(changes: Int) {
         commits.wrappingAdd(1, ordering: .relaxed)

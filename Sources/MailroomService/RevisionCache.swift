@@ -61,11 +61,16 @@ public final class RevisionCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     public func store(_ value: Value, for key: Key, in box: MailboxID, revision: Int64, cost: Int = 0) {
         guard cost <= maxCost else { return }
         state.withLock { state in
-            var shelf = state.byMailbox[box] ?? Shelf(revision: revision)
+            // Taken out while it changes, so its entries are not shared and adding one does
+            // not copy them all.
+            var shelf = state.byMailbox.removeValue(forKey: box) ?? Shelf(revision: revision)
             if shelf.revision != revision {
                 // An older revision's values can never be asked for again; a newer one's are not
                 // ours to drop.
-                guard revision > shelf.revision else { return }
+                guard revision > shelf.revision else {
+                    state.byMailbox[box] = shelf
+                    return
+                }
                 state.count -= shelf.entries.count
                 state.cost -= shelf.cost
                 shelf = Shelf(revision: revision)

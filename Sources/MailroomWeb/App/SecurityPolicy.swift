@@ -30,7 +30,7 @@ public struct SecurityPolicy: Sendable {
     /// instead of the form token.
     func refusal(for request: Request, isAPI: Bool = false) -> HTTPError? {
         let host = request.headers["Host"] ?? ""
-        guard request.headers.values(for: "Host").count <= 1 else {
+        guard request.headers.count(of: "Host") <= 1 else {
             return HTTPError(.badRequest, "The request names more than one Host.")
         }
         if let allowedHosts, !(host.isEmpty && request.minorVersion == 0) {
