@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// A route table: path patterns, the methods each answers, and what else a door wants to know
 /// of a route (`Info`: whether it needs a password, say). Everything about a path that is not a
 /// handler follows from the table: a path no pattern matches is not found, and a method a
@@ -136,25 +139,36 @@ public struct Router<Context, Info: Sendable>: Sendable {
     }
 
     /// What the captures of `segments` take from `path` when the path fits them (it has as
-    /// many segments; `path` starts with "/"), or nil when it does not fit.
+    /// many segments; `path` starts with "/"), or nil when it does not fit. Compared as bytes.
     @inlinable
     static func captures(of segments: [Segment], in path: String) -> RouteParameters? {
-        let utf8 = path.utf8
-        var start = utf8.startIndex
-        var captured: [(String, Substring)] = []
-        for segment in segments {
-            start = utf8.index(after: start)
-            let end = utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? utf8.endIndex
-            switch segment {
-            case .literal(let word):
-                guard utf8[start..<end].elementsEqual(word.utf8) else { return nil }
-            case .capture(let name):
-                guard start != end else { return nil }
-                captured.append((name, path[start..<end]))
+        var path = path
+        var ranges: [(name: String, range: Range<Int>)] = []
+        let fits = path.withUTF8 { bytes -> Bool in
+            var start = 0
+            for segment in segments {
+                start += 1
+                var end = start
+                while end < bytes.count && bytes[end] != UInt8(ascii: "/") { end += 1 }
+                switch segment {
+                case .literal(var word):
+                    let same = word.withUTF8 { word in
+                        word.count == end - start && (word.isEmpty || memcmp(word.baseAddress!, bytes.baseAddress! + start, word.count) == 0)
+                    }
+                    guard same else { return false }
+                case .capture(let name):
+                    guard start != end else { return false }
+                    ranges.append((name, start..<end))
+                }
+                start = end
             }
-            start = end
+            return true
         }
-        return RouteParameters(captured)
+        guard fits else { return nil }
+        let utf8 = path.utf8
+        return RouteParameters(ranges.map { name, range in
+            (name, path[utf8.index(utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)])
+        })
     }
 }
 

@@ -8,7 +8,7 @@ extension Connection {
     func deliver(_ reply: Answer) {
         guard isAwaitingReply, !isClosed else { return }
         isAwaitingReply = false
-        if !closesAfterWrite { bufferevent_enable(bufferevent, Int16(EV_READ)) }
+        if !closesAfterWrite { startReading() }
         answer(reply.response, method: reply.method, target: reply.target, keepAlive: reply.keepAlive && !loop.isStopping,
                echoKeepAlive: reply.echoKeepAlive, started: reply.started)
         if loop.isStopping && input.isEmpty && !closesAfterWrite {
@@ -36,7 +36,7 @@ extension Connection {
         writer.write(head, body, direct: keepAlive)
         if !keepAlive {
             closesAfterWrite = true
-            bufferevent_disable(bufferevent, Int16(EV_READ))
+            stopReading()
         }
         loop.log.record(
             peer: peer, method: method.name, target: target, status: response.status.code,
@@ -45,8 +45,7 @@ extension Connection {
             outgoing = (streamed, streamed.length)
             // A client downloading for longer than the idle time sends nothing meanwhile: only
             // one that stops taking the body is cut off.
-            var idle = timeval(tv_sec: loop.configuration.timeoutSeconds, tv_usec: 0)
-            bufferevent_set_timeouts(bufferevent, nil, &idle)
+            timeReads(false)
             pump()
         }
     }
@@ -80,8 +79,7 @@ extension Connection {
     /// The whole streamed body is queued: its source goes, and silence counts both ways again.
     func finishOutgoing() {
         outgoing = nil
-        var idle = timeval(tv_sec: loop.configuration.timeoutSeconds, tv_usec: 0)
-        bufferevent_set_timeouts(bufferevent, &idle, &idle)
+        timeReads(true)
     }
 
     /// One `sendmsg` of head and body; how many bytes the socket took (0 if it took none or

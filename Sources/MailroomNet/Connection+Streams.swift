@@ -20,8 +20,7 @@ extension Connection {
         input = []
         loop.log.metrics.eventClients.wrappingAdd(1, ordering: .relaxed)
         // Idle is normal for a stream: only a client that stops taking what is written is cut off.
-        var idle = timeval(tv_sec: loop.configuration.timeoutSeconds, tv_usec: 0)
-        bufferevent_set_timeouts(bufferevent, nil, &idle)
+        timeReads(false)
         // A small kernel send buffer: what a client does not take backs up into libevent's
         // buffer soon, where the write timeout sees it, instead of megabytes of kernel memory
         // hiding it. Events are small; a healthy client takes them as they come.

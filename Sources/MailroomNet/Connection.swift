@@ -33,6 +33,15 @@ final class Connection {
     private let limits: RequestLimits
     /// Reading stopped because too much input waits behind an answer still going out.
     var readingHeldBack = false
+    /// Reads the socket itself, one `recv` a wake-up into the loop's buffer: a bufferevent
+    /// asks the kernel how much is waiting before every read, a system call per request.
+    /// The bufferevent only writes.
+    private var reader: OpaquePointer?
+    private var isReading = false
+    /// Whether the client's silence ends the connection: not while it takes a long download
+    /// or follows an event stream.
+    private var readTimesOut = true
+    let socket: Socket
     /// How much of a streamed body is asked for at once, and about the most libevent holds of
     /// it: a slow reader keeps a piece or two in memory, not the body.
     static let streamPiece = 256 * 1_024
@@ -47,6 +56,7 @@ final class Connection {
         self.loop = loop
         self.serial = serial
         self.bufferevent = bufferevent
+        self.socket = Socket(socket)
         self.peer = peer
         var limits = loop.limits
         limits.peer = peer
@@ -69,10 +79,54 @@ final class Connection {
             guard let context else { return }
             Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue().event(events)
         }, context)
-        // Silence in either direction for this long ends the connection.
+        // Silence in either direction for this long ends the connection: the bufferevent
+        // times its writes, the reader its reads.
         var idle = timeval(tv_sec: loop.configuration.timeoutSeconds, tv_usec: 0)
-        bufferevent_set_timeouts(bufferevent, &idle, &idle)
-        bufferevent_enable(bufferevent, Int16(EV_READ | EV_WRITE))
+        bufferevent_set_timeouts(bufferevent, nil, &idle)
+        bufferevent_enable(bufferevent, Int16(EV_WRITE))
+        reader = event_new(loop.base, socket, Int16(EV_READ | EV_PERSIST), { _, what, context in
+            guard let context else { return }
+            let connection = Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue()
+            if what & Int16(EV_TIMEOUT) != 0 {
+                connection.event(Int16(BEV_EVENT_TIMEOUT | BEV_EVENT_READING))
+            } else {
+                connection.readable()
+            }
+        }, context)
+        guard reader != nil else {
+            // The caller closes the socket when no connection is made of it.
+            bufferevent_setfd(bufferevent, -1)
+            bufferevent_free(bufferevent)
+            if let requestDeadline { event_free(requestDeadline) }
+            return nil
+        }
+        startReading()
+    }
+
+    /// Reads on (again), timing the client's silence unless `readTimesOut` is off.
+    func startReading() {
+        guard let reader, !isClosed else { return }
+        // Added again from scratch: adding a pending event without a timeout keeps its old one.
+        event_del(reader)
+        isReading = true
+        if readTimesOut {
+            var idle = timeval(tv_sec: loop.configuration.timeoutSeconds, tv_usec: 0)
+            event_add(reader, &idle)
+        } else {
+            event_add(reader, nil)
+        }
+    }
+
+    /// Stops reading: what the client sends meanwhile waits in the socket.
+    func stopReading() {
+        isReading = false
+        if let reader { event_del(reader) }
+    }
+
+    /// Turns the read timeout on or off, for reading now or later.
+    func timeReads(_ on: Bool) {
+        readTimesOut = on
+        if isReading { startReading() }
     }
 
     /// During shutdown: an idle connection closes now; one with a request arriving or an answer
@@ -102,6 +156,12 @@ final class Connection {
         // Lets go of a body not yet sent, and what its source holds (a download slot).
         outgoing = nil
         if isStream { loop.log.metrics.eventClients.wrappingSubtract(1, ordering: .relaxed) }
+        if let reader {
+            event_del(reader)
+            event_free(reader)
+        }
+        reader = nil
+        isReading = false
         bufferevent_setcb(bufferevent, nil, nil, nil, nil)
         bufferevent_free(bufferevent)
         loop.closed(self)
@@ -109,30 +169,35 @@ final class Connection {
 
     /// Whether the client has sent bytes that this loop has not read yet.
     private var hasUnreadBytes: Bool {
-        Socket(bufferevent_getfd(bufferevent)).hasUnreadBytes
+        socket.hasUnreadBytes
     }
 
     // MARK: Callbacks
 
     private func readable() {
-        let source = bufferevent_get_input(bufferevent)
-        let length = evbuffer_get_length(source)
-        guard length > 0 else { return }
-        // A stream's client has nothing more to ask: what it sends is dropped.
-        guard !isStream else {
-            evbuffer_drain(source, length)
+        guard isReading, !isClosed else { return }
+        let buffer = loop.readBuffer
+        let received: Int?
+        do {
+            received = try socket.receive(into: buffer)
+        } catch {
+            event(Int16(BEV_EVENT_ERROR | BEV_EVENT_READING))
             return
         }
-        let start = input.count
-        input.append(contentsOf: repeatElement(0, count: length))
-        let copied = input.withUnsafeMutableBytes { evbuffer_remove(source, $0.baseAddress! + start, length) }
-        if copied < length { input.removeLast(length - max(Int(copied), 0)) }
+        guard let received else { return }
+        guard received > 0 else {
+            event(Int16(BEV_EVENT_EOF | BEV_EVENT_READING))
+            return
+        }
+        // A stream's client has nothing more to ask: what it sends is dropped.
+        guard !isStream else { return }
+        input.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<received]))
         // Bytes held back behind an answer still being made or sent (pipelining, a streamed
         // download, a client that does not read) count against the limit: past it, reading
         // stops until the answer is out (`written`, `deliver`).
         let outputPending = writer.queued >= 1 << 20
         if input.count > maxBufferedBytes && (isAwaitingReply || closesAfterWrite || outgoing != nil || outputPending) {
-            bufferevent_disable(bufferevent, Int16(EV_READ))
+            stopReading()
             readingHeldBack = true
         }
         process()
@@ -155,7 +220,7 @@ final class Connection {
         }
         if readingHeldBack && !isAwaitingReply {
             readingHeldBack = false
-            bufferevent_enable(bufferevent, Int16(EV_READ))
+            startReading()
         }
         if !input.isEmpty {
             // Requests held back while answers piled up (see `process`) go on now.
@@ -163,12 +228,12 @@ final class Connection {
         }
     }
 
-    private func event(_ events: Int16) {
+    fileprivate func event(_ events: Int16) {
         let pending = writer.queued
         if events & Int16(BEV_EVENT_EOF) != 0 && events & Int16(BEV_EVENT_ERROR) == 0 && (pending > 0 || outgoing != nil) {
             // The client stopped sending but still reads: finish the answers, then close.
             closesAfterWrite = true
-            bufferevent_disable(bufferevent, Int16(EV_READ))
+            stopReading()
             return
         }
         close()
