@@ -58,6 +58,11 @@ public struct Headers: Sendable, Sequence {
         fields.append((name, value))
     }
 
+    /// Appends a field the request parser has already checked as `isWritable` would.
+    mutating func appendChecked(_ name: String, _ value: String) {
+        fields.append((name, value))
+    }
+
     /// Replaces every value of `name` with `value`; a value that cannot be written safely
     /// removes the old ones all the same, so a stale value never stands in for the refused one.
     public mutating func set(_ name: String, _ value: String) {

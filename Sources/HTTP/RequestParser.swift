@@ -55,7 +55,9 @@ public enum RequestParser {
                     "The request has more than \(limits.maxHeaderCount) header fields or more than \(limits.maxHeaderBytes) bytes of them."))
             }
             switch field(line) {
-            case .success(let field): headers.add(field.name, field.value)
+            // The name is a token and the value holds no NUL or CR (`field`), nor an LF, which
+            // ends the line: what `add` would check again.
+            case .success(let field): headers.appendChecked(field.name, field.value)
             case .failure(let error): return .refused(error)
             }
         }

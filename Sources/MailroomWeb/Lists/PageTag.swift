@@ -11,8 +11,22 @@ enum PageTag {
     }
 
     /// The same with the sidebar's `counts` already worked out (see `counts(_:)`).
+    /// Made on every request for a list: written into one string of the right size, where an
+    /// interpolation grows its string piece by piece.
     static func `for`(boot: String, revision: Int, counts: String, target: String, day: Int64) -> String {
-        "W/\"\(boot)-r\(revision)-m\(counts)-d\(day)-\(Fingerprint.hex(target))\""
+        var tag = "W/\""
+        tag.reserveCapacity(boot.utf8.count + counts.utf8.count + 64)
+        tag += boot
+        tag += "-r"
+        tag += String(revision)
+        tag += "-m"
+        tag += counts
+        tag += "-d"
+        tag += String(day)
+        tag += "-"
+        tag += Fingerprint.hex(target)
+        tag += "\""
+        return tag
     }
 
     /// What stands for every mailbox's name and counts in a tag.
