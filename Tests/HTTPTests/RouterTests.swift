@@ -32,6 +32,34 @@ struct RouterTests {
         #expect(try body(.post, "/messages/42") == "app change 42")
     }
 
+    @Test func tableOrderDecidesBetweenACaptureFirstAndALiteralFirstPattern() {
+        // The router keeps patterns that start with a literal apart from those that start with a
+        // capture; between the two, the one added first still wins.
+        var table = Table()
+        table.add("/:box/list", info: 1, [.get: Self.answer("captured")])
+        table.add("/inbox/list", info: 2, [.get: Self.answer("literal")])
+        table.add("/inbox/:view", info: 3, [.get: Self.answer("view")])
+        table.add("/:box/:view/more", info: 4, [.get: Self.answer("more")])
+        table.add("/inbox/:view/more", info: 5, [.get: Self.answer("inbox more")])
+        #expect(table.match("/inbox/list")?.route.info == 1)
+        #expect(table.match("/inbox/list")?.parameters["box"] == "inbox")
+        #expect(table.match("/inbox/other")?.route.info == 3)
+        #expect(table.match("/archive/list")?.route.info == 1)
+        #expect(table.match("/inbox/x/more")?.route.info == 4)
+        #expect(table.match("/archive/other") == nil)
+    }
+
+    @Test func segmentsCompareAsBytesAndCapturesKeepTheirText() throws {
+        let match = try #require(table.match("/messages/été"))
+        #expect(match.route.info == 2)
+        #expect(match.parameters["id"] == "été")
+        // A literal differs from a longer or shorter segment that starts the same way.
+        #expect(table.match("/messages/reader")?.route.info == 2)
+        #expect(table.match("/messages/rea")?.route.info == 2)
+        #expect(table.match("/thing") == nil)
+        #expect(table.match("/thingsx") == nil)
+    }
+
     @Test func capturesAreNamedAndNeverEmpty() throws {
         let match = try #require(table.match("/messages/7/parts/2"))
         #expect(match.parameters["id"] == "7")
