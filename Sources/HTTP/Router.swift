@@ -55,14 +55,8 @@ public struct Router<Context, Info: Sendable>: Sendable {
         case capture(String)
     }
 
-    public private(set) var routes: [Route] {
-        get { table }
-        set {
-            table = newValue
-            bySegmentCount = []
-            for index in table.indices { file(index) }
-        }
-    }
+    /// Every route, in the order they were added (only `add` adds them).
+    public var routes: [Route] { table }
     @usableFromInline var table: [Route] = []
     /// The indexes of the routes with each number of segments, in table order, split by their
     /// first segment: a path is compared only with the patterns that begin with its first
