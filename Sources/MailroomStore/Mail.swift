@@ -66,6 +66,15 @@ public struct IncomingMail: Sendable {
     public var tags: [String] = []
     /// `raw` compressed ahead (`Store.packAhead`); nil: compressed when it is stored.
     public var packed: PackedRaw?
+    /// Its text as the store keeps and indexes it, worked out ahead (`prepareText`); nil: worked
+    /// out when it is stored.
+    public private(set) var prepared: PreparedText?
+
+    /// Works out ahead, on the calling thread rather than the one writer, where the text is kept
+    /// and what the indexes and the list row are given of it.
+    public mutating func prepareText() {
+        prepared = PreparedText(self)
+    }
 
     public init(subject: String, sender: String, text: String, html: String?, envelopeFrom: String, envelopeTo: [String],
                 fromHeader: String, toHeader: String, ccHeader: String, sentAt: Int64?, messageID: String?,
@@ -84,6 +93,21 @@ public struct IncomingMail: Sendable {
         self.attachments = attachments
         self.peer = peer
         self.raw = raw
+    }
+}
+
+/// A mail's text as the store keeps it: in its raw mail when it is the raw body
+/// (`Transaction.bodyInRaw`), else in its own row; and what the word index and the list row's
+/// preview are given of it.
+public struct PreparedText: Sendable {
+    let bodyInRaw: Range<Int>?
+    let indexedBody: String
+    let preview: String
+
+    init(_ mail: IncomingMail) {
+        bodyInRaw = Transaction.bodyInRaw(mail)
+        indexedBody = SearchText.searchable(mail.text)
+        preview = Rank.preview(of: mail.text)
     }
 }
 

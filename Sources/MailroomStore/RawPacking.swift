@@ -249,8 +249,9 @@ extension Database {
     }
 
     /// Makes `raw_text(raw, start, length)` callable from SQL on `handle`: the text of `length`
-    /// bytes of raw message `raw` from `start`, however it is kept; NULL when it is gone. What
-    /// `Schema.body(of:)` reads a body kept in its raw mail with.
+    /// bytes of raw message `raw` from `start`, however it is kept, with its line ends made LF
+    /// (`LineEnds`); NULL when it is gone. What `Schema.body(of:)` reads a body kept in its raw
+    /// mail with.
     static func registerRawText(on handle: OpaquePointer, for database: Database) -> Int32 {
         sqlite3_create_function_v2(
             handle, "raw_text", 3, SQLITE_UTF8, Unmanaged.passUnretained(database).toOpaque(),
@@ -266,7 +267,7 @@ extension Database {
                 let start = Int(sqlite3_value_int64(startArgument))
                 let length = Int(sqlite3_value_int64(lengthArgument))
                 do {
-                    guard let bytes = try database.rawBytes(raw, at: start, count: length) else {
+                    guard let bytes = try database.rawBytes(raw, at: start, count: length).map(LineEnds.text(of:)) else {
                         sqlite3_result_null(context)
                         return
                     }

@@ -36,15 +36,7 @@ extension Transaction {
 
     /// Adds one message as it is, with its id, at `rank` (bulk loading).
     public func insert(_ message: Message, into box: MailboxID, rank: Int64, origin: (MailboxID, Int64)?) throws(StoreError) {
-        try insert(message, into: box, rank: rank, origin: origin, bodyInRaw: nil) { _ throws(StoreError) in }
-    }
-
-    func insert(
-        _ message: Message, into box: MailboxID, rank: Int64, origin: (MailboxID, Int64)?, bodyInRaw: Range<Int>?,
-        beforeBody: (MessageID) throws(StoreError) -> Void
-    ) throws(StoreError) {
-        try insertRows(message, into: box, rank: rank, origin: origin, isUnread: true, isFlagged: false, bodyInRaw: bodyInRaw,
-                       beforeBody: beforeBody)
+        try insertRows(message, into: box, rank: rank, origin: origin, isUnread: true, isFlagged: false) { _ throws(StoreError) in }
         try run("UPDATE counters SET value = max(value, ?) WHERE name = ?", [.integer(message.id.rawValue + 1), .text(Counter.nextMessageID)])
     }
 

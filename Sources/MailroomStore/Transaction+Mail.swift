@@ -3,13 +3,15 @@ import MailroomCore
 
 /// Mail in: stored once per raw message, a row per mailbox it is routed to, and imports in batches.
 extension Transaction {
-    /// Where `mail`'s text is in its raw bytes, when it is all of the body after the header,
-    /// byte for byte (its line ends at the end left out): plain text sent as it is, most of a
-    /// big plain mail's bytes. The body is then kept once, in the raw mail, not twice. A text
-    /// that was decoded, converted or made from HTML differs from the bytes and is kept as it is.
+    /// Where `mail`'s text is in its raw bytes, when it is all of the body after the header, byte
+    /// for byte but for line ends (CRLF or a lone CR in the bytes, LF in the text; those at the
+    /// end left out): plain text sent as it is, nearly all small machine-made mail. The body is
+    /// then kept once, in the compressed raw mail, not again beside it, and read back with its
+    /// line ends made LF (`LineEnds`). A text that was decoded, converted or made from HTML
+    /// differs from the bytes and is kept as it is.
     static func bodyInRaw(_ mail: IncomingMail) -> Range<Int>? {
-        let text = mail.text.utf8
-        guard text.count >= minimumSharedBody else { return nil }
+        var text = mail.text
+        guard text.utf8.count >= minimumSharedBody else { return nil }
         return mail.raw.withUnsafeBufferPointer { raw -> Range<Int>? in
             // The body starts after the first empty line (LF LF or LF CR LF).
             var start: Int?
@@ -20,17 +22,19 @@ extension Transaction {
                 index += 1
             }
             guard let start else { return nil }
-            let span = start..<(start + text.count)
-            guard span.upperBound <= raw.count, raw[span.upperBound...].allSatisfy({ $0 == 10 || $0 == 13 }) else { return nil }
-            let same = text.withContiguousStorageIfAvailable { text in
-                memcmp(text.baseAddress!, raw.baseAddress! + start, text.count) == 0
+            // A text with a CR of its own is not what `LineEnds.text(of:)` makes of any bytes.
+            let length = text.withUTF8 { text -> Int? in
+                guard let base = text.baseAddress, memchr(base, 13, text.count) == nil else { return nil }
+                return LineEnds.span(of: text, in: raw, from: start)
             }
-            return same == true ? span : nil
+            guard let length, raw[(start + length)...].allSatisfy({ $0 == 10 || $0 == 13 }) else { return nil }
+            return start..<(start + length)
         }
     }
 
-    /// A body shorter than a page is kept in its row: reading it back costs less than finding it.
-    static let minimumSharedBody = 4_096
+    /// A shorter text is kept in its row: it costs about what its place in the raw mail would,
+    /// and reads back without decompressing anything.
+    static let minimumSharedBody = 64
 
     /// Up to this size a message's bytes are bound like any value (SQLite copies them once);
     /// larger ones are written into a blob of their size, which costs a blob handle.
@@ -79,31 +83,8 @@ extension Transaction {
             from: "FROM headers h JOIN bodies b ON b.id = h.id WHERE h.id >= ? AND h.id < ? AND b.raw_start IS NULL")
         for statement in batch { try run(statement, [.integer(firstID), .integer(nextID)]) }
         // A body kept in its raw mail is not read back from it: the reading thread prepared what
-        // the index gets. One row per statement, as `VALUES`, which opens no statement journal
-        // (and so makes the index flush nothing); the recipients come from the row, as the
-        // triggers that take the message out again read them.
-        let words = try database.cached("""
-            SELECT h.subject, \(Schema.indexedAuthor(id: "h.id", header: "h.author")), \(Schema.indexedRecipients(id: "h.id"))
-            FROM headers h WHERE h.id = ?
-            """)
-        for (id, body) in prepared {
-            try words.bind([.integer(id)])
-            guard try words.step() else {
-                words.reset()
-                throw .invalidData("message \(id) has no headers")
-            }
-            let (subject, author, recipients) = (try words.text(at: 0), try words.text(at: 1), try words.text(at: 2))
-            words.reset()
-            try run("INSERT INTO search (rowid, subject, author, recipients, body) VALUES (?, ?, ?, ?, ?)",
-                    [.integer(id), .text(subject), .text(author), .text(recipients), .text(body)])
-            // What the substring index is given, worked out here as `spaceless(...)` works it out
-            // in SQL: nothing at all for mail without such a script.
-            let substrings = [subject, author, recipients, body].map(SearchText.spaceless)
-            if substrings.contains(where: { !$0.isEmpty }) {
-                try run("INSERT INTO search_cjk (rowid, subject, author, recipients, body) VALUES (?, ?, ?, ?, ?)",
-                        [.integer(id)] + substrings.map { .text($0) })
-            }
-        }
+        // the index gets.
+        for (id, body) in prepared { try index(id, body: body) }
         try run("UPDATE counters SET value = 0 WHERE name = 'indexed_in_bulk'", [])
         try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(nextRaw), .text("next_raw_id")])
         try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(nextID), .text(Counter.nextMessageID)])
@@ -115,16 +96,60 @@ extension Transaction {
         let raw = try takeCounter("next_raw_id")
         _ = try storeRaw(mail, as: raw, in: targets[0], importKey: nil)
         let subject = mail.subject.isEmpty ? "(no subject)" : mail.subject
+        let text = mail.prepared ?? PreparedText(mail)
         var ids: [MessageID] = []
-        for box in targets {
-            let message = try add(subject: subject, body: mail.text, author: mail.sender, to: box, at: time,
-                                  bodyInRaw: Self.bodyInRaw(mail)) { id throws(StoreError) in
-                try insertDetails(of: mail, raw: raw, as: id)
+        // Indexed here from the prepared text rather than by the trigger, which would read the
+        // body back (out of the compressed raw mail, when it is kept there) and work out again
+        // what `text` holds, on the one writer.
+        try run("UPDATE counters SET value = 1 WHERE name = 'indexed_in_bulk'", [])
+        do throws(StoreError) {
+            for box in targets {
+                try requireMailbox(box)
+                let id = try takeCounter(Counter.nextMessageID)
+                let rank = try topRank(of: box).map { $0 + Rank.gap } ?? Rank.gap
+                let message = Message(id: MessageID(id), subject: subject, body: mail.text, author: mail.sender, createdAt: time)
+                try insertRows(message, into: box, rank: rank, origin: nil, isUnread: true, isFlagged: false,
+                               bodyInRaw: text.bodyInRaw, preview: text.preview) { id throws(StoreError) in
+                    try insertDetails(of: mail, raw: raw, as: id)
+                }
+                try index(id, body: text.indexedBody)
+                ids.append(message.id)
             }
-            ids.append(message.id)
+        } catch {
+            // Whatever goes on in this transaction is indexed by the triggers again.
+            try? run("UPDATE counters SET value = 0 WHERE name = 'indexed_in_bulk'", [])
+            throw error
         }
+        try run("UPDATE counters SET value = 0 WHERE name = 'indexed_in_bulk'", [])
         try addTags(mail.tags, toMessages: ids)
         return ids
+    }
+
+    /// Puts message `id` in both indexes with `body` as the text of its body, and the words of
+    /// its rows (subject, senders, recipients) as the triggers that take it out again read them.
+    /// One row per statement, as `VALUES`, which opens no statement journal (and so makes the
+    /// index flush nothing).
+    private func index(_ id: Int64, body: String) throws(StoreError) {
+        let words = try database.cached("""
+            SELECT h.subject, \(Schema.indexedAuthor(id: "h.id", header: "h.author")), \(Schema.indexedRecipients(id: "h.id"))
+            FROM headers h WHERE h.id = ?
+            """)
+        try words.bind([.integer(id)])
+        guard try words.step() else {
+            words.reset()
+            throw .invalidData("message \(id) has no headers")
+        }
+        let (subject, author, recipients) = (try words.text(at: 0), try words.text(at: 1), try words.text(at: 2))
+        words.reset()
+        try run("INSERT INTO search (rowid, subject, author, recipients, body) VALUES (?, ?, ?, ?, ?)",
+                [.integer(id), .text(subject), .text(author), .text(recipients), .text(body)])
+        // What the substring index is given, worked out here as `spaceless(...)` works it out
+        // in SQL: nothing at all for mail without such a script.
+        let substrings = [subject, author, recipients, body].map(SearchText.spaceless)
+        if substrings.contains(where: { !$0.isEmpty }) {
+            try run("INSERT INTO search_cjk (rowid, subject, author, recipients, body) VALUES (?, ?, ?, ?, ?)",
+                    [.integer(id)] + substrings.map { .text($0) })
+        }
     }
 
     /// Whether a kept message has one of `keys` as its import key.

@@ -44,21 +44,6 @@ public final class Transaction: Reader {
         return message
     }
 
-    /// Puts a new, unread message on top of `box` as it is, unchecked (mail that arrived).
-    /// `beforeBody` runs once the message's id exists, before its body is indexed; `bodyInRaw`
-    /// is where the body is found in the mail's raw bytes, when it is kept there alone.
-    func add(
-        subject: String, body: String, author: String, to box: MailboxID, at time: Int64, bodyInRaw: Range<Int>?,
-        beforeBody: (MessageID) throws(StoreError) -> Void
-    ) throws(StoreError) -> Message {
-        try requireMailbox(box)
-        let id = try takeCounter(Counter.nextMessageID)
-        let rank = try topRank(of: box).map { $0 + Rank.gap } ?? Rank.gap
-        let message = Message(id: MessageID(id), subject: subject, body: body, author: author, createdAt: time)
-        try insert(message, into: box, rank: rank, origin: nil, bodyInRaw: bodyInRaw, beforeBody: beforeBody)
-        return message
-    }
-
     /// Replaces a message's subject and body with a checked draft.
     public func edit(_ id: MessageID, with draft: Draft) throws(StoreError) {
         let valid: Draft
