@@ -84,6 +84,15 @@ public final class ZstdCodec {
 }
 
 public enum Zstd {
+    /// What the zstd frame `frame` says it holds, in bytes: nil when it is not a frame or does
+    /// not say.
+    public static func contentSize(of frame: UnsafeRawBufferPointer) -> Int? {
+        let size = ZSTD_getFrameContentSize(frame.baseAddress, frame.count)
+        // ZSTD_CONTENTSIZE_UNKNOWN and ZSTD_CONTENTSIZE_ERROR are the two largest values.
+        guard size < UInt64.max - 1, size <= UInt64(Int.max) else { return nil }
+        return Int(size)
+    }
+
     /// zstd's default level: about 300 MB/s for text on one core here, and most of the saving.
     public static let level: Int32 = 3
 

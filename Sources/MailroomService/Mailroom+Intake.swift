@@ -18,7 +18,7 @@ extension Mailroom {
         var mail = Self.incoming(raw, from: sender, to: recipients, peer: peer)
         // Compressed here too, in parallel with other sessions, not on the one writer, and its
         // text made ready for the indexes.
-        mail.packed = store.packAhead(raw, routedBy: recipients)
+        store.packAhead(&mail, routedBy: recipients)
         mail.prepareText()
         let tagging = self.tagging.withLock { $0 }
         let relay = self.relay.withLock { $0 }.flatMap { $0.relayAll || $0.relayMatching != nil ? $0 : nil }

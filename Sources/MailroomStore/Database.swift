@@ -39,6 +39,8 @@ final class Database {
         try check(SearchText.register(on: handle), sql: nil)
         // And the text of a body kept in its raw mail, which may be compressed (schema 13).
         try check(Self.registerRawText(on: handle, for: self), sql: nil)
+        // And the text of a mail's HTML, which may be compressed (schema 14).
+        try check(Self.registerHTMLText(on: handle, for: self), sql: nil)
     }
 
     deinit {

@@ -66,6 +66,8 @@ public struct IncomingMail: Sendable {
     public var tags: [String] = []
     /// `raw` compressed ahead (`Store.packAhead`); nil: compressed when it is stored.
     public var packed: PackedRaw?
+    /// `html` compressed ahead (`PackedHTML`); nil: compressed when it is stored, if it is to be.
+    public var packedHTML: [UInt8]?
     /// Its text as the store keeps and indexes it, worked out ahead (`prepareText`); nil: worked
     /// out when it is stored.
     public private(set) var prepared: PreparedText?

@@ -84,17 +84,21 @@ extension Store {
     /// has one), on a reader connection: nil for mail of more than one frame (compressed in
     /// place when it is stored) or when this fails (then it is compressed when stored). Any
     /// dictionary decompresses what it made, so a route changed meanwhile costs only ratio.
-    public func packAhead(_ raw: [UInt8], routedBy recipients: [String]) -> PackedRaw? {
-        packAhead(raw) { reader throws(StoreError) in try reader.route(recipients).first ?? .inbox }
-    }
-
-    private func packAhead(_ raw: [UInt8], box: (Reader) throws(StoreError) -> MailboxID) -> PackedRaw? {
-        guard raw.count <= RawPacking.frameBytes else { return nil }
-        return try? read { reader throws(StoreError) in
-            let dictionary = try reader.database.dictionary(forMailbox: try box(reader).rawValue)
-            let (blob, packing) = try reader.database.pack(raw, dictionary: dictionary)
-            return PackedRaw(blob: blob, packing: packing)
+    /// Its HTML (`PackedHTML`) is compressed here too, whatever the mail's size.
+    public func packAhead(_ mail: inout IncomingMail, routedBy recipients: [String]) {
+        let raw = mail.raw
+        let html = mail.html
+        let ahead = try? read { reader throws(StoreError) -> (PackedRaw?, [UInt8]?) in
+            var packed: PackedRaw?
+            if raw.count <= RawPacking.frameBytes {
+                let dictionary = try reader.database.dictionary(forMailbox: try reader.route(recipients).first?.rawValue ?? MailboxID.inbox.rawValue)
+                let (blob, packing) = try reader.database.pack(raw, dictionary: dictionary)
+                packed = PackedRaw(blob: blob, packing: packing)
+            }
+            guard case .blob(let frame) = PackedHTML.stored(html, codec: reader.database.codec) else { return (packed, nil) }
+            return (packed, frame)
         }
+        (mail.packed, mail.packedHTML) = ahead ?? (nil, nil)
     }
 
     /// A compressor for mail going to `box`, with its dictionary as it is now, for one thread
@@ -117,8 +121,15 @@ public final class RawPacker: @unchecked Sendable {
         self.dictionary = dictionary
     }
 
+    /// `mail`'s raw bytes (of one frame; larger mail is compressed in place when stored) and
+    /// HTML, compressed.
+    public func pack(_ mail: inout IncomingMail) {
+        mail.packed = pack(mail.raw)
+        if case .blob(let frame) = PackedHTML.stored(mail.html, codec: codec) { mail.packedHTML = frame }
+    }
+
     /// nil for mail of more than one frame (compressed in place when stored).
-    public func pack(_ raw: [UInt8]) -> PackedRaw? {
+    func pack(_ raw: [UInt8]) -> PackedRaw? {
         guard raw.count <= RawPacking.frameBytes else { return nil }
         var blob: [UInt8] = []
         guard let packing = try? RawPacking.compressFrames(of: raw, codec: codec, dictionary: dictionary, { blob += $0 }) else { return nil }

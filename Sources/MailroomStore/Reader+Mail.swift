@@ -14,12 +14,22 @@ extension Reader {
         guard try statement.step() else { return nil }
         let raw = try statement.integer(at: 0)
         let envelopeTo = try statement.text(at: 2)
+        let size = Int(try statement.integer(at: 9))
+        let html: String?
+        if statement.isBlob(at: 8) {
+            guard let text = PackedHTML.html(of: try statement.blob(at: 8), codec: database.codec, limit: PackedHTML.limit(forMailOf: size)) else {
+                throw .invalidData("the HTML of message \(id.rawValue) does not decompress")
+            }
+            html = text
+        } else {
+            html = try statement.optionalText(at: 8)
+        }
         var details = MailDetails(
             raw: raw, envelopeFrom: try statement.text(at: 1),
             envelopeTo: envelopeTo.isEmpty ? [] : envelopeTo.split(separator: "\n").map(String.init),
             fromHeader: try statement.text(at: 3), toHeader: try statement.text(at: 4), ccHeader: try statement.text(at: 5),
             sentAt: try statement.optionalInteger(at: 6), messageID: try statement.optionalText(at: 7),
-            html: try statement.optionalText(at: 8), size: Int(try statement.integer(at: 9)), peer: try statement.text(at: 10),
+            html: html, size: size, peer: try statement.text(at: 10),
             attachments: [])
         details.attachments = try attachments(ofRaw: raw)
         return details

@@ -23,7 +23,7 @@ public struct RowDetails: Equatable, Sendable {
 extension Reader {
     /// Whether attachment `a` of mail `m` is shown inline rather than attached: the opposite of
     /// `Schema.listedAttachment`, the one rule that intake, search and the pages share.
-    static let isInlinePart = "NOT " + Schema.listedAttachment("a", html: "m.html")
+    static let isInlinePart = "NOT " + Schema.listedAttachment("a", html: "html_text(m.html, m.size)")
 
     /// The details of every mailed message among `ids`, in one statement; posted messages (no
     /// mail row) have none. Each row carries its mailbox's name and addresses, so the recipient

@@ -102,6 +102,11 @@ final class Statement {
         return Array(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 
+    /// Whether the column holds binary data (rather than text, a number or NULL).
+    func isBlob(at column: Int) -> Bool {
+        sqlite3_column_type(handle, Int32(column)) == SQLITE_BLOB
+    }
+
     func optionalBlob(at column: Int) throws(StoreError) -> [UInt8]? {
         if sqlite3_column_type(handle, Int32(column)) == SQLITE_NULL { return nil }
         return try blob(at: column)

@@ -351,6 +351,7 @@ extension Reader {
             UNION ALL SELECT 'mail ' || x.id || ' has no raw bytes' FROM mail x WHERE NOT EXISTS (SELECT 1 FROM raw_mail r WHERE r.id = x.raw)
             UNION ALL SELECT 'raw mail ' || r.id || ' belongs to no mail' FROM raw_mail r WHERE NOT EXISTS (SELECT 1 FROM mail x WHERE x.raw = r.id)
             UNION ALL SELECT 'attachment ' || a.raw || '/' || a.part || ' belongs to no raw mail' FROM attachments a WHERE NOT EXISTS (SELECT 1 FROM raw_mail r WHERE r.id = a.raw)
+            UNION ALL SELECT 'the HTML of message ' || x.id || ' does not decompress' FROM mail x WHERE typeof(x.html) = 'blob' AND html_text(x.html, x.size) IS NULL
             """)
         while try parts.step() { problems.append(try parts.text(at: 0)) }
         problems += try tagProblems()

@@ -218,17 +218,18 @@ extension Transaction {
     /// The row of message `id` that says it was mailed: its envelope and headers, its raw bytes,
     /// and how many of its parts are listed as attachments (the parts are stored by then).
     private func insertDetails(of mail: IncomingMail, raw: Int64, as id: MessageID) throws(StoreError) {
+        let html = mail.packedHTML.map { .blob($0) } ?? PackedHTML.stored(mail.html, codec: database.codec)
         try run("""
             INSERT INTO mail (id, raw, envelope_from, envelope_to, from_header, to_header, cc_header, sent_at,
                               message_id, html, size, peer, listed_attachments)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
-                    \(mail.attachments.isEmpty ? "0" : "(SELECT count(*) FROM attachments a WHERE a.raw = ?2 AND \(Schema.listedAttachment("a", html: "?10")))"))
+                    \(mail.attachments.isEmpty ? "0" : "(SELECT count(*) FROM attachments a WHERE a.raw = ?2 AND \(Schema.listedAttachment("a", html: "?13")))"))
             """, [
                 .integer(id.rawValue), .integer(raw), .text(mail.envelopeFrom),
                 .text(mail.envelopeTo.joined(separator: "\n")), .text(mail.fromHeader), .text(mail.toHeader),
                 .text(mail.ccHeader), .optional(mail.sentAt), mail.messageID.map { .text($0) } ?? .null,
-                mail.html.map { .text($0) } ?? .null, .integer(mail.raw.count), .text(mail.peer),
-            ])
+                html, .integer(mail.raw.count), .text(mail.peer),
+            ] + (mail.attachments.isEmpty ? [] : [mail.html.map { .text($0) } ?? .null]))
     }
 
     /// Replaces the addresses that route mail to `box`.

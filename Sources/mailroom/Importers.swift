@@ -48,7 +48,7 @@ struct OfflineImport {
                     try source.read(progress) { raw, sender, unread, flagged in
                         var prepared = MailImport.prepare(raw, sender: sender, isUnread: unread, isFlagged: flagged, now: now)
                         // Compressed here, beside the parse, rather than on the writing thread.
-                        prepared.mail.packed = packer?.pack(raw)
+                        packer?.pack(&prepared.mail)
                         handoff.put(prepared)
                     }
                 }

@@ -64,7 +64,7 @@ import Testing
         #expect(versions == versions.sorted())
         #expect(Set(versions).count == versions.count)
         #expect(versions.first == 1)
-        #expect(Schema.currentVersion == 13)
+        #expect(Schema.currentVersion == 14)
     }
 
     @Test func reopeningAnUpToDateFileRunsNoMigrationAndKeepsItsData() throws {

@@ -23,6 +23,7 @@ enum Schema {
         migration11,
         migration12,
         migration13,
+        migration14,
     ]
 
     static var currentVersion: Int32 { migrations.last?.version ?? 0 }
