@@ -87,7 +87,7 @@ screenshots: test-deps
 # .build/bench-cache (about 10 minutes) and used in place by later runs (what a run changes, it puts back),
 # then scripts/bench-smtp: SMTP ingest with smtp-source beside Postfix's own queue (an instance of its
 # own in the bench's folder, not /etc/postfix) and smtp-sink, a 25 MiB message, the Inbox page during ingest,
-# then scripts/bench-live: event streams and wait, then scripts/bench-ops: a 1 GB mbox imported into a new
+# then scripts/bench-disk: the file that 2,000 cron mails and 2,000 HTML alerts take, then scripts/bench-live: event streams and wait, then scripts/bench-ops: a 1 GB mbox imported into a new
 # file, and a hot backup of the million while 64 clients post, then scripts/bench-hostile: 4,000 idle
 # connections held against one Mailroom, and a minute of SMTP AUTH guessing.
 bench: bench-deps
@@ -97,6 +97,7 @@ bench: bench-deps
 	./scripts/bench-http
 	./scripts/bench-scale
 	./scripts/bench-smtp
+	./scripts/bench-disk
 	./scripts/bench-live
 	./scripts/bench-ops
 	./scripts/bench-hostile

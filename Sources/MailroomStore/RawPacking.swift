@@ -80,11 +80,11 @@ public struct PackedRaw: Sendable {
 }
 
 extension Store {
-    /// `raw` compressed for the mailbox `recipients` route it to (with its dictionary, when it
-    /// has one), on a reader connection: nil for mail of more than one frame (compressed in
-    /// place when it is stored) or when this fails (then it is compressed when stored). Any
-    /// dictionary decompresses what it made, so a route changed meanwhile costs only ratio.
-    /// Its HTML (`PackedHTML`) is compressed here too, whatever the mail's size.
+    /// Compresses `mail` ahead, on the calling thread with a reader connection's contexts: its
+    /// raw bytes for the mailbox `recipients` route it to (with its dictionary, when it has
+    /// one), unless it is more than one frame (then compressed in place when it is stored), and
+    /// its HTML (`PackedHTML`). What fails here is compressed when stored. Any dictionary
+    /// decompresses what it made, so a route changed meanwhile costs only ratio.
     public func packAhead(_ mail: inout IncomingMail, routedBy recipients: [String]) {
         let raw = mail.raw
         let html = mail.html
