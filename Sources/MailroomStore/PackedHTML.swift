@@ -3,7 +3,7 @@ private import CSQLite
 
 /// A mail's HTML part, decoded, as the message page shows it, kept zstd-compressed: it is the raw
 /// mail's HTML again (decoded from quoted-printable or base64, made UTF-8), and the raw mail is
-/// compressed, so plain it was often the larger of the two. `mail.html` holds it as a blob, one
+/// compressed, so kept plain it is often the larger of the two. `mail.html` holds it as a blob, one
 /// zstd frame that records its size and checksum; HTML under `minimumBytes`, and HTML stored
 /// before (schema 13 and older), is text. NULL: the mail has no HTML.
 enum PackedHTML {
