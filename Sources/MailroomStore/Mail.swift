@@ -12,14 +12,11 @@ public struct ImportedMail: Sendable {
     public var time: Int64
     public var isUnread: Bool
     public var isFlagged: Bool
-    /// Where its text is in its raw bytes, when the body is kept there alone
-    /// (`Transaction.bodyInRaw`), and then what the search index is given of that text and the
-    /// list row's preview: worked out by whoever makes the value (for `mailroom import`, the
-    /// reading thread). Such a text is not held twice in memory either: `mail.text` is then
-    /// empty, since the raw bytes hold it.
-    let bodyInRaw: Range<Int>?
-    let indexedBody: String?
-    let preview: String?
+    /// Its text as kept, when the body is kept in its raw bytes alone (`Transaction.bodyInRaw`):
+    /// worked out by whoever makes the value (for `mailroom import`, the reading thread). Such a
+    /// text is not held twice in memory either: `mail.text` is then empty, since the raw bytes
+    /// hold it. nil: the body has its own row, indexed with the batch in one statement.
+    let keptOnce: PreparedText?
     public var size: Int { mail.raw.count }
 
     public init(mail: IncomingMail, key: [UInt8], time: Int64, isUnread: Bool, isFlagged: Bool, formerKeys: [[UInt8]] = []) {
@@ -29,15 +26,8 @@ public struct ImportedMail: Sendable {
         self.time = time
         self.isUnread = isUnread
         self.isFlagged = isFlagged
-        bodyInRaw = Transaction.bodyInRaw(mail)
-        if bodyInRaw != nil {
-            indexedBody = SearchText.searchable(mail.text)
-            preview = Rank.preview(of: mail.text)
-            self.mail.text = ""
-        } else {
-            indexedBody = nil
-            preview = nil
-        }
+        keptOnce = Transaction.bodyInRaw(mail).map { PreparedText(mail, bodyInRaw: $0) }
+        if keptOnce != nil { self.mail.text = "" }
     }
 }
 
@@ -107,7 +97,12 @@ public struct PreparedText: Sendable {
     let preview: String
 
     init(_ mail: IncomingMail) {
-        bodyInRaw = Transaction.bodyInRaw(mail)
+        self.init(mail, bodyInRaw: Transaction.bodyInRaw(mail))
+    }
+
+    /// With where the text is in the raw bytes already found.
+    init(_ mail: IncomingMail, bodyInRaw: Range<Int>?) {
+        self.bodyInRaw = bodyInRaw
         indexedBody = SearchText.searchable(mail.text)
         preview = Rank.preview(of: mail.text)
     }

@@ -12,12 +12,14 @@ enum PackedHTML {
 
     /// What `mail.html` is given for `html`: a compressed frame, or the text itself.
     static func stored(_ html: String?, codec: ZstdCodec?) -> SQLValue {
-        guard var html else { return .null }
-        guard html.utf8.count >= minimumBytes, let codec,
-              let frame = html.withUTF8({ codec.compress(UnsafeRawBufferPointer($0), dictionary: nil) }) else {
-            return .text(html)
-        }
-        return .blob(frame)
+        guard let html else { return .null }
+        return frame(of: html, codec: codec).map { .blob($0) } ?? .text(html)
+    }
+
+    /// `html` as the frame `mail.html` keeps; nil when it is kept as text (short, or zstd failed).
+    static func frame(of html: String?, codec: ZstdCodec?) -> [UInt8]? {
+        guard var html, html.utf8.count >= minimumBytes, let codec else { return nil }
+        return html.withUTF8 { codec.compress(UnsafeRawBufferPointer($0), dictionary: nil) }
     }
 
     /// The HTML a compressed frame holds, never more than `limit` bytes; nil when the frame is

@@ -95,8 +95,7 @@ extension Store {
                 let (blob, packing) = try reader.database.pack(raw, dictionary: dictionary)
                 packed = PackedRaw(blob: blob, packing: packing)
             }
-            guard case .blob(let frame) = PackedHTML.stored(html, codec: reader.database.codec) else { return (packed, nil) }
-            return (packed, frame)
+            return (packed, PackedHTML.frame(of: html, codec: reader.database.codec))
         }
         (mail.packed, mail.packedHTML) = ahead ?? (nil, nil)
     }
@@ -125,7 +124,7 @@ public final class RawPacker: @unchecked Sendable {
     /// HTML, compressed.
     public func pack(_ mail: inout IncomingMail) {
         mail.packed = pack(mail.raw)
-        if case .blob(let frame) = PackedHTML.stored(mail.html, codec: codec) { mail.packedHTML = frame }
+        mail.packedHTML = PackedHTML.frame(of: mail.html, codec: codec)
     }
 
     /// nil for mail of more than one frame (compressed in place when stored).

@@ -60,18 +60,18 @@ extension Transaction {
         // What the index is given of bodies kept in their raw mail, by message id.
         var prepared: [(id: Int64, body: String)] = []
         // The batch is indexed at the end, in one statement (see schema 7).
-        try run("UPDATE counters SET value = 1 WHERE name = 'indexed_in_bulk'", [])
+        try holdIndexTriggers(true)
         for imported in messages {
             let mail = imported.mail
             guard try !isKept(underAnyOf: imported.formerKeys), try storeRaw(mail, as: nextRaw, in: box, importKey: imported.key) else { continue }
-            if imported.bodyInRaw != nil, let body = imported.indexedBody { prepared.append((nextID, body)) }
+            if let kept = imported.keptOnce { prepared.append((nextID, kept.indexedBody)) }
             let raw = nextRaw
             nextRaw += 1
             let subject = mail.subject.isEmpty ? "(no subject)" : mail.subject
             let message = Message(id: MessageID(nextID), subject: subject, body: mail.text, author: mail.sender, createdAt: imported.time)
             nextID += 1
             try insertRows(message, into: box, rank: rank, origin: nil, isUnread: imported.isUnread, isFlagged: imported.isFlagged,
-                           bodyInRaw: imported.bodyInRaw, preview: imported.preview) {
+                           bodyInRaw: imported.keptOnce?.bodyInRaw, preview: imported.keptOnce?.preview) {
                 id throws(StoreError) in try insertDetails(of: mail, raw: raw, as: id)
             }
             try addTags(mail.tags, toMessages: [message.id])
@@ -85,7 +85,7 @@ extension Transaction {
         // A body kept in its raw mail is not read back from it: the reading thread prepared what
         // the index gets.
         for (id, body) in prepared { try index(id, body: body) }
-        try run("UPDATE counters SET value = 0 WHERE name = 'indexed_in_bulk'", [])
+        try holdIndexTriggers(false)
         try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(nextRaw), .text("next_raw_id")])
         try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(nextID), .text(Counter.nextMessageID)])
         return added
@@ -101,12 +101,10 @@ extension Transaction {
         // Indexed here from the prepared text rather than by the trigger, which would read the
         // body back (out of the compressed raw mail, when it is kept there) and work out again
         // what `text` holds, on the one writer.
-        try run("UPDATE counters SET value = 1 WHERE name = 'indexed_in_bulk'", [])
+        try holdIndexTriggers(true)
         do throws(StoreError) {
             for box in targets {
-                try requireMailbox(box)
-                let id = try takeCounter(Counter.nextMessageID)
-                let rank = try topRank(of: box).map { $0 + Rank.gap } ?? Rank.gap
+                let (id, rank) = try newMessagePlace(in: box)
                 let message = Message(id: MessageID(id), subject: subject, body: mail.text, author: mail.sender, createdAt: time)
                 try insertRows(message, into: box, rank: rank, origin: nil, isUnread: true, isFlagged: false,
                                bodyInRaw: text.bodyInRaw, preview: text.preview) { id throws(StoreError) in
@@ -117,12 +115,18 @@ extension Transaction {
             }
         } catch {
             // Whatever goes on in this transaction is indexed by the triggers again.
-            try? run("UPDATE counters SET value = 0 WHERE name = 'indexed_in_bulk'", [])
+            try? holdIndexTriggers(false)
             throw error
         }
-        try run("UPDATE counters SET value = 0 WHERE name = 'indexed_in_bulk'", [])
+        try holdIndexTriggers(false)
         try addTags(mail.tags, toMessages: ids)
         return ids
+    }
+
+    /// While held, a new body row is not indexed by its trigger (`index_body`): the caller
+    /// indexes it, in bulk or from text prepared ahead.
+    private func holdIndexTriggers(_ held: Bool) throws(StoreError) {
+        try run("UPDATE counters SET value = ? WHERE name = 'indexed_in_bulk'", [.integer(held ? 1 : 0)])
     }
 
     /// Puts message `id` in both indexes with `body` as the text of its body, and the words of

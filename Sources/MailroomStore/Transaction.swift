@@ -36,12 +36,17 @@ public final class Transaction: Reader {
     public func add(_ draft: Draft, to box: MailboxID, at time: Int64) throws(StoreError) -> Message {
         let valid: Draft
         do { valid = try draft.validated() } catch { throw .refused(.mailbox(.draft(error))) }
-        try requireMailbox(box)
-        let id = try takeCounter(Counter.nextMessageID)
-        let rank = try topRank(of: box).map { $0 + Rank.gap } ?? Rank.gap
+        let (id, rank) = try newMessagePlace(in: box)
         let message = Message(id: MessageID(id), subject: valid.subject, body: valid.body, author: valid.author, createdAt: time)
         try insert(message, into: box, rank: rank, origin: nil)
         return message
+    }
+
+    /// The id and the rank of a new message on top of `box`, which must exist.
+    func newMessagePlace(in box: MailboxID) throws(StoreError) -> (id: Int64, rank: Int64) {
+        try requireMailbox(box)
+        let id = try takeCounter(Counter.nextMessageID)
+        return (id, try topRank(of: box).map { $0 + Rank.gap } ?? Rank.gap)
     }
 
     /// Replaces a message's subject and body with a checked draft.
