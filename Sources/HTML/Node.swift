@@ -9,6 +9,7 @@ public struct Node: Sendable {
         case text(String)
         case trusted(StaticString)
         case rendered([UInt8])
+        case source(any RenderedSource)
         case fragment([Node])
     }
 
@@ -62,5 +63,48 @@ public struct RenderedHTML: Sendable {
         bytes = [UInt8](unsafeUninitializedCapacity: buffer.count) { copy, count in
             count = buffer.withUnsafeBufferPointer { copy.initialize(fromContentsOf: $0) }
         }
+    }
+}
+
+/// Markup rendered earlier and kept elsewhere (a cache of a list's rows), written straight into
+/// the page where its node stands: each piece is copied once, into the page itself.
+///
+/// Only `RenderedHTML` can be written, so what a source adds is still markup this module rendered.
+public protocol RenderedSource: Sendable {
+    /// How many bytes `write(to:)` adds, to size the page before it is written.
+    var count: Int { get }
+    func write(to writer: inout RenderedWriter)
+}
+
+/// Where a `RenderedSource` writes its pieces: the page being rendered.
+public struct RenderedWriter {
+    @usableFromInline var bytes: [UInt8]
+
+    public mutating func append(_ html: borrowing RenderedHTML) {
+        html.write(to: &self)
+    }
+}
+
+extension RenderedHTML {
+    /// Appends these bytes where `writer` writes; called on the kept value itself, so that it is
+    /// not copied (a copy counts a reference to bytes that other threads are reading too).
+    /// Inlined where it is called, so that the reference to the bytes is not counted either.
+    @inlinable public func write(to writer: inout RenderedWriter) {
+        bytes.withUnsafeBufferPointer { writer.bytes.append(contentsOf: $0) }
+    }
+}
+
+extension Node {
+    /// The pieces of `source`, written into the page when it is rendered.
+    public static func rendered(from source: some RenderedSource) -> Node { Node(.source(source)) }
+}
+
+extension RenderedWriter {
+    /// Lets `source` write at the end of `buffer`, which it takes over meanwhile (no copy).
+    static func write(_ source: any RenderedSource, into buffer: inout [UInt8]) {
+        var writer = RenderedWriter(bytes: [])
+        swap(&writer.bytes, &buffer)
+        source.write(to: &writer)
+        swap(&writer.bytes, &buffer)
     }
 }

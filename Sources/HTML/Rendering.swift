@@ -16,6 +16,8 @@ extension Node {
             buffer.append(markup)
         case .rendered(let bytes):
             buffer.append(contentsOf: bytes)
+        case .source(let source):
+            RenderedWriter.write(source, into: &buffer)
         case .fragment(let nodes):
             for node in nodes { node.render(into: &buffer) }
         }

@@ -11,7 +11,8 @@ public struct Message: Identifiable, Hashable, Sendable {
     public var tags: [String]
     // The words share one box: saving a change copies the whole mailbox it touched, and each
     // copied message then costs one reference count (and one release later) instead of three.
-    private var text: Text
+    // Seen by other modules' inlined code only (see `==`).
+    @usableFromInline private(set) var text: Text
 
     public var subject: String {
         get { text.subject }
@@ -49,12 +50,14 @@ public struct Message: Identifiable, Hashable, Sendable {
     }
 
     /// Whether the words are the same; a copied message shares them, which is checked first.
-    func hasSameText(as other: Message) -> Bool {
+    @inlinable func hasSameText(as other: Message) -> Bool {
         text === other.text
             || (text.subject == other.text.subject && text.body == other.text.body && text.author == other.text.author)
     }
 
-    public static func == (lhs: Message, rhs: Message) -> Bool {
+    /// Inlined where it is used: a page compares each of its rows with the row cache's copy, and
+    /// a call here would copy both messages (counting every reference in them) to compare them.
+    @inlinable public static func == (lhs: Message, rhs: Message) -> Bool {
         lhs.id == rhs.id && lhs.createdAt == rhs.createdAt && lhs.isUnread == rhs.isUnread
             && lhs.isFlagged == rhs.isFlagged && lhs.origin == rhs.origin && lhs.tags == rhs.tags && lhs.hasSameText(as: rhs)
     }
@@ -73,10 +76,10 @@ public struct Message: Identifiable, Hashable, Sendable {
 }
 
 /// A message's words, never changed once made: changing one makes a new box.
-private final class Text: Sendable {
-    let subject: String
-    let body: String
-    let author: String
+@usableFromInline final class Text: Sendable {
+    @usableFromInline let subject: String
+    @usableFromInline let body: String
+    @usableFromInline let author: String
 
     init(subject: String, body: String, author: String) {
         self.subject = subject

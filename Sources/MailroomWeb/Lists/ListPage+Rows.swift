@@ -10,14 +10,24 @@ extension ListPage {
     // MARK: Browsing (inactive and transient)
 
     var browsingList: Node {
-        ul(.class("list"), .id("messages"), .aria("label", "Messages"), .data("revision", "\(slice.revision)")) {
-            for message in messages {
-                if state.mode.pendingRow == message.id {
-                    confirmingRow(message)
-                } else {
-                    rows.row(message, .browsing(mailbox.id)) { browsingRow(message) }
+        var list = rows.list(count: messages.count)
+        let variant = RowCache.Variant.browsing(mailbox.id)
+        let pending = state.mode.pendingRow
+        // Through a buffer pointer, so each message is lent rather than copied: the slice is
+        // shared by every thread showing it, and copying a message counts references in it.
+        messages.withUnsafeBufferPointer { messages in
+            guard let base = messages.baseAddress else { return }
+            for index in messages.indices {
+                if pending == messages[index].id {
+                    // Shows a moment only: never kept.
+                    list.append(RenderedHTML(confirmingRow(messages[index])))
+                } else if !rows.appendCached(base + index, variant, to: &list) {
+                    list.append(rows.keep(browsingRow(messages[index]), for: messages[index], variant))
                 }
             }
+        }
+        return ul(.class("list"), .id("messages"), .aria("label", "Messages"), .data("revision", "\(slice.revision)")) {
+            rows.node(of: list)
         }
     }
 

@@ -112,7 +112,8 @@ extension MailroomApp {
         searchProblem: String?, notice: Notice?, now: Int64, draft: Draft, problems: [String]
     ) throws(HTTPError) -> [UInt8] {
         guard let mailbox = mailboxes[box] else { throw HTTPError(.notFound, "There is no mailbox “\(box)”.") }
-        let shown = Set(slice.rows.map(\.id))
+        // Only edit mode and a confirmation look rows up by id: browsing needs no set of them.
+        let shown: Set<MessageID> = state.mode == .inactive ? [] : Set(slice.rows.map(\.id))
         let rows = try rowBatch(for: slice.rows, day: now / 86_400)
         var page = ListPage(
             mailboxes: mailboxes, mailbox: mailbox, slice: slice,

@@ -51,6 +51,12 @@ final class RowCache: Sendable {
             self.day = day
             self.html = html
         }
+
+        /// Whether this row still shows `message` as it is now. Compared where they are kept:
+        /// this runs for every row of a page, and copying either message costs more than comparing.
+        func shows(_ message: UnsafePointer<Message>, details: borrowing RowDetails?, day: Int64) -> Bool {
+            self.day == day && self.message == message.pointee && self.details == details
+        }
     }
 
     private let entries = Mutex<[Key: Entry]>([:])
@@ -75,7 +81,7 @@ final class RowCache: Sendable {
         fileprivate var fresh: [Key: Entry] = [:]
         let day: Int64
         private let details: [MessageID: RowDetails]
-        /// The bytes of every row handed out so far: most of a long list's page.
+        /// The bytes of every list of rows made so far: most of a long list's page.
         private(set) var bytesServed = 0
 
         fileprivate init(known: [Key: Entry], day: Int64, details: [MessageID: RowDetails]) {
@@ -87,18 +93,73 @@ final class RowCache: Sendable {
         /// The mail details of message `id`, if it arrived over SMTP.
         func details(of id: MessageID) -> RowDetails? { details[id] }
 
-        /// The row for `message` shown as `variant`, rendered by `make` only when not cached.
-        func row(_ message: Message, _ variant: Variant, make: () -> Node) -> Node {
-            let key = Key(id: message.id, variant: variant)
-            let details = details[message.id]
-            if let entry = known[key], entry.day == day, entry.message == message, entry.details == details {
-                bytesServed += entry.html.bytes.count
-                return .rendered(entry.html)
+        /// An empty list of rows for a page of `count` messages.
+        func list(count: Int) -> RowList {
+            RowList(known: known, capacity: count)
+        }
+
+        /// Appends the row for `message` shown as `variant` to `list`, if it was rendered earlier
+        /// and still shows the message as it is; false if it must be rendered now.
+        func appendCached(_ message: UnsafePointer<Message>, _ variant: Variant, to list: inout RowList) -> Bool {
+            // Both looked at where they are kept: a copy of either would count references in it,
+            // and the entries and the page's messages are shared by every thread rendering pages.
+            guard let index = known.index(forKey: Key(id: message.pointee.id, variant: variant)),
+                  known.values[index].shows(message, details: details[message.pointee.id], day: day) else { return false }
+            list.appendKept(at: index, count: known.values[index].html.bytes.count)
+            return true
+        }
+
+        /// The rows of `list` as one node, counted in the page's size.
+        func node(of list: RowList) -> Node {
+            bytesServed += list.count
+            return .rendered(from: list)
+        }
+
+        /// `row`, rendered for `message` shown as `variant`, kept for the pages after this one.
+        func keep(_ row: Node, for message: Message, _ variant: Variant) -> RenderedHTML {
+            let html = RenderedHTML(row)
+            fresh[Key(id: message.id, variant: variant)] = Entry(message: message, details: details[message.id], day: day, html: html)
+            return html
+        }
+
+    }
+}
+
+/// A page's rows, each either where the row cache keeps it or rendered for this page, written
+/// into the page when it is rendered: a cached row's bytes are copied once, into the page.
+struct RowList: RenderedSource {
+    private enum Piece {
+        case kept(Dictionary<RowCache.Key, RowCache.Entry>.Index)
+        case rendered(RenderedHTML)
+    }
+
+    /// The cache as the page's batch saw it, which keeps every row listed here alive.
+    private let known: [RowCache.Key: RowCache.Entry]
+    private var pieces: [Piece] = []
+    private(set) var count = 0
+
+    fileprivate init(known: [RowCache.Key: RowCache.Entry], capacity: Int) {
+        self.known = known
+        pieces.reserveCapacity(capacity)
+    }
+
+    fileprivate mutating func appendKept(at index: Dictionary<RowCache.Key, RowCache.Entry>.Index, count: Int) {
+        pieces.append(.kept(index))
+        self.count += count
+    }
+
+    /// A row rendered for this page.
+    mutating func append(_ html: RenderedHTML) {
+        pieces.append(.rendered(html))
+        count += html.bytes.count
+    }
+
+    func write(to writer: inout RenderedWriter) {
+        for piece in pieces {
+            switch piece {
+            case .kept(let index): known.values[index].html.write(to: &writer)
+            case .rendered(let html): writer.append(html)
             }
-            let html = RenderedHTML(make())
-            fresh[key] = Entry(message: message, details: details, day: day, html: html)
-            bytesServed += html.bytes.count
-            return .rendered(html)
         }
     }
 }
