@@ -25,35 +25,89 @@ extension Reader {
     /// `Schema.listedAttachment`, the one rule that intake, search and the pages share.
     static let isInlinePart = "NOT " + Schema.listedAttachment("a", html: "html_text(m.html, m.size)")
 
-    /// The details of every mailed message among `ids`, in one statement; posted messages (no
-    /// mail row) have none. Each row carries its mailbox's name and addresses, so the recipient
-    /// that routed it there is chosen as routing chose it.
+    /// The details of every mailed message among `ids`; posted messages (no mail row) have none.
+    /// The recipient that routed each one to its mailbox is chosen as routing chose it, from
+    /// that mailbox's name and addresses, read once for the mailbox rather than for each row.
+    ///
+    /// A page's ids are usually close together: then the mail rows between the lowest and the
+    /// highest are read in one range (mail of other mailboxes in between is skipped here), which
+    /// costs nothing for the ids that have no mail row. Scattered ids are looked up one by one
+    /// from a list.
     public func rowDetails(of ids: [MessageID]) throws(StoreError) -> [MessageID: RowDetails] {
-        guard !ids.isEmpty else { return [:] }
-        let statement = try database.cached("""
-            SELECT m.id, m.envelope_to, m.to_header, m.size,
-                   m.listed_attachments > 0,
-                   b.id, b.name, (SELECT group_concat(pattern, char(10)) FROM addresses WHERE mailbox = b.id),
+        guard let lowest = ids.min(by: { $0.rawValue < $1.rawValue }),
+              let highest = ids.max(by: { $0.rawValue < $1.rawValue }) else { return [:] }
+        let columns = """
+            SELECT m.id, m.envelope_to, m.to_header, m.size, m.listed_attachments > 0, g.mailbox,
                    EXISTS (SELECT 1 FROM outbound_mail o WHERE o.message = m.id AND o.cause = 'relay')
-            FROM mail m JOIN messages g ON g.id = m.id JOIN mailboxes b ON b.id = g.mailbox
-            WHERE m.id IN (SELECT value FROM json_each(?))
-            """)
-        try statement.bind([.text(Self.jsonArray(of: ids))])
+            FROM mail m CROSS JOIN messages g ON g.id = m.id
+            """
+        let statement: Statement
+        let span = highest.rawValue.subtractingReportingOverflow(lowest.rawValue)
+        if !span.overflow, span.partialValue <= Int64(Self.rangeSpan(for: ids.count)) {
+            statement = try database.cached(columns + " WHERE m.id BETWEEN ? AND ?")
+            try statement.bind([.integer(lowest.rawValue), .integer(highest.rawValue)])
+        } else {
+            statement = try database.cached(columns + " WHERE m.id IN (SELECT value FROM json_each(?))")
+            try statement.bind([.text(Self.jsonArray(of: ids))])
+        }
         defer { statement.reset() }
-        var found: [MessageID: RowDetails] = [:]
+        let wanted = Set(ids)
+        var mail: [(id: MessageID, envelope: String, toHeader: String, size: Int, hasAttachments: Bool, box: MailboxID, isRelayed: Bool)] = []
         while try statement.step() {
-            let envelope = try statement.text(at: 1)
-            let recipients = envelope.isEmpty ? [] : envelope.split(separator: "\n").map(String.init)
-            let box = MailboxID(rawValue: try statement.integer(at: 5))
-            let patterns = try statement.optionalText(at: 7).map { $0.split(separator: "\n").map(String.init) } ?? []
-            let routed = Self.routingRecipient(recipients, to: box, named: try statement.text(at: 6), patterns: patterns)
-            let toHeader = try statement.text(at: 2)
-            found[MessageID(try statement.integer(at: 0))] = RowDetails(
-                recipient: routed ?? Self.firstAddress(in: toHeader) ?? recipients.first,
-                size: Int(try statement.integer(at: 3)), hasAttachments: try statement.integer(at: 4) != 0,
-                isRelayed: try statement.integer(at: 8) != 0)
+            let id = MessageID(try statement.integer(at: 0))
+            guard wanted.contains(id) else { continue }
+            mail.append((id, try statement.text(at: 1), try statement.text(at: 2), Int(try statement.integer(at: 3)),
+                         try statement.integer(at: 4) != 0, MailboxID(rawValue: try statement.integer(at: 5)),
+                         try statement.integer(at: 6) != 0))
+        }
+        var routes: [MailboxID: (name: String, patterns: [String])] = [:]
+        // Mail from one sender to one address (cron, a monitor) repeats its envelope and To on
+        // every row: each pair is worked out once per mailbox.
+        struct Addressing: Hashable {
+            let box: MailboxID
+            let envelope: String
+            let toHeader: String
+        }
+        var recipients: [Addressing: String?] = [:]
+        var found: [MessageID: RowDetails] = [:]
+        found.reserveCapacity(mail.count)
+        for row in mail {
+            let addressing = Addressing(box: row.box, envelope: row.envelope, toHeader: row.toHeader)
+            let recipient: String?
+            if let known = recipients[addressing] {
+                recipient = known
+            } else {
+                let route: (name: String, patterns: [String])
+                if let known = routes[row.box] {
+                    route = known
+                } else {
+                    route = try self.route(of: row.box)
+                    routes[row.box] = route
+                }
+                let envelope = row.envelope.isEmpty ? [] : row.envelope.split(separator: "\n").map(String.init)
+                let routed = Self.routingRecipient(envelope, to: row.box, named: route.name, patterns: route.patterns)
+                recipient = routed ?? Self.firstAddress(in: row.toHeader) ?? envelope.first
+                recipients[addressing] = recipient
+            }
+            found[row.id] = RowDetails(recipient: recipient, size: row.size, hasAttachments: row.hasAttachments, isRelayed: row.isRelayed)
         }
         return found
+    }
+
+    /// How far apart a page's lowest and highest ids may be for their mail rows to be read as
+    /// one range: a few times the page, so mail of other mailboxes in between stays a small part.
+    static func rangeSpan(for count: Int) -> Int { 4 * count + 64 }
+
+    /// Mailbox `box`'s name and addresses, which route mail to it.
+    private func route(of box: MailboxID) throws(StoreError) -> (name: String, patterns: [String]) {
+        let statement = try database.cached("""
+            SELECT b.name, (SELECT group_concat(pattern, char(10)) FROM addresses WHERE mailbox = b.id)
+            FROM mailboxes b WHERE b.id = ?
+            """)
+        try statement.bind([.integer(box.rawValue)])
+        defer { statement.reset() }
+        guard try statement.step() else { return ("", []) }
+        return (try statement.text(at: 0), try statement.optionalText(at: 1).map { $0.split(separator: "\n").map(String.init) } ?? [])
     }
 
     /// `[1,2,3]`, written digit by digit: a page of 500 rows asks for 500 ids, and a string
@@ -104,13 +158,24 @@ extension Reader {
     /// `ops@x.test`. The header is kept as decoded for reading, whose display names may hold
     /// commas without quotes, so the first word with an `@` is taken, not the first entry.
     static func firstAddress(in header: String) -> String? {
-        let stops: Set<Character> = [" ", "\t", "\r", "\n", "<", ">", ",", "\"", "(", ")", ";"]
-        guard let at = header.firstIndex(of: "@") else { return nil }
+        // Every stop is ASCII, so the bytes are scanned: a byte of a longer character is never one.
+        func isStop(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"), UInt8(ascii: "<"),
+                 UInt8(ascii: ">"), UInt8(ascii: ","), UInt8(ascii: "\""), UInt8(ascii: "("), UInt8(ascii: ")"),
+                 UInt8(ascii: ";"):
+                return true
+            default:
+                return false
+            }
+        }
+        let bytes = Array(header.utf8)
+        guard let at = bytes.firstIndex(of: UInt8(ascii: "@")) else { return nil }
         var start = at
-        while start > header.startIndex, !stops.contains(header[header.index(before: start)]) { start = header.index(before: start) }
-        var end = header.index(after: at)
-        while end < header.endIndex, !stops.contains(header[end]) { end = header.index(after: end) }
-        let address = header[start..<end]
-        return address.count > 1 ? String(address) : nil
+        while start > 0, !isStop(bytes[start - 1]) { start -= 1 }
+        var end = at + 1
+        while end < bytes.count, !isStop(bytes[end]) { end += 1 }
+        // Cut at ASCII bytes only, so the slice is whole UTF-8; at least one byte besides the @.
+        return end - start > 1 ? String(decoding: bytes[start..<end], as: UTF8.self) : nil
     }
 }

@@ -44,12 +44,16 @@ final class RowCache: Sendable {
         /// Days since the epoch: dates read "14:05" today and "Nov 28" tomorrow.
         let day: Int64
         let html: RenderedHTML
+        /// `html`'s size, beside the fields a lookup reads anyway: the bytes themselves are
+        /// elsewhere in memory, and are first touched when they are copied into the page.
+        let size: Int
 
         init(message: Message, details: RowDetails?, day: Int64, html: RenderedHTML) {
             self.message = message
             self.details = details
             self.day = day
             self.html = html
+            size = html.bytes.count
         }
 
         /// Whether this row still shows `message` as it is now. Compared where they are kept:
@@ -105,7 +109,7 @@ final class RowCache: Sendable {
             // and the entries and the page's messages are shared by every thread rendering pages.
             guard let index = known.index(forKey: Key(id: message.pointee.id, variant: variant)),
                   known.values[index].shows(message, details: details[message.pointee.id], day: day) else { return false }
-            list.appendKept(at: index, count: known.values[index].html.bytes.count)
+            list.appendKept(at: index, count: known.values[index].size)
             return true
         }
 
