@@ -47,11 +47,17 @@ public struct DraftError: Error, Hashable, Sendable {
 }
 
 extension String {
+    /// Without whitespace at either end; the string itself when it has none there (every search
+    /// asks this of its words).
     var trimmed: String {
-        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else {
+            return ""
+        }
+        return first == startIndex && index(after: last) == endIndex ? self : String(self[first...last])
     }
 
     var trimmedTrailing: String {
-        String(reversed().drop(while: \.isWhitespace).reversed())
+        guard let last = lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        return index(after: last) == endIndex ? self : String(self[...last])
     }
 }
