@@ -71,8 +71,6 @@ public struct RenderedHTML: Sendable {
 ///
 /// Only `RenderedHTML` can be written, so what a source adds is still markup this module rendered.
 public protocol RenderedSource: Sendable {
-    /// How many bytes `write(to:)` adds, to size the page before it is written.
-    var count: Int { get }
     func write(to writer: inout RenderedWriter)
 }
 
@@ -86,9 +84,8 @@ public struct RenderedWriter {
 }
 
 extension RenderedHTML {
-    /// Appends these bytes where `writer` writes; called on the kept value itself, so that it is
-    /// not copied (a copy counts a reference to bytes that other threads are reading too).
-    /// Inlined where it is called, so that the reference to the bytes is not counted either.
+    /// Appends these bytes where `writer` writes, called on the kept value itself rather than on
+    /// a copy of it.
     @inlinable public func write(to writer: inout RenderedWriter) {
         bytes.withUnsafeBufferPointer { writer.bytes.append(contentsOf: $0) }
     }

@@ -56,7 +56,7 @@ public struct Message: Identifiable, Hashable, Sendable {
     }
 
     /// Inlined where it is used: a page compares each of its rows with the row cache's copy, and
-    /// a call here would copy both messages (counting every reference in them) to compare them.
+    /// inlined, the comparison reads both messages where they are kept instead of copies of them.
     @inlinable public static func == (lhs: Message, rhs: Message) -> Bool {
         lhs.id == rhs.id && lhs.createdAt == rhs.createdAt && lhs.isUnread == rhs.isUnread
             && lhs.isFlagged == rhs.isFlagged && lhs.origin == rhs.origin && lhs.tags == rhs.tags && lhs.hasSameText(as: rhs)

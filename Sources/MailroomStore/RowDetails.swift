@@ -110,8 +110,7 @@ extension Reader {
         return (try statement.text(at: 0), try statement.optionalText(at: 1).map { $0.split(separator: "\n").map(String.init) } ?? [])
     }
 
-    /// `[1,2,3]`, written digit by digit: a page of 500 rows asks for 500 ids, and a string
-    /// made for each number cost more than the statement that reads them.
+    /// `[1,2,3]`, written digit by digit rather than with a string for each of a page's ids.
     static func jsonArray(of ids: [MessageID]) -> String {
         var bytes: [UInt8] = [UInt8(ascii: "[")]
         bytes.reserveCapacity(ids.count * 8 + 2)

@@ -56,8 +56,8 @@ final class RowCache: Sendable {
             size = html.bytes.count
         }
 
-        /// Whether this row still shows `message` as it is now. Compared where they are kept:
-        /// this runs for every row of a page, and copying either message costs more than comparing.
+        /// Whether this row still shows `message` as it is now, compared where both are kept: this
+        /// runs for every row of a page.
         func shows(_ message: UnsafePointer<Message>, details: borrowing RowDetails?, day: Int64) -> Bool {
             self.day == day && self.message == message.pointee && self.details == details
         }
@@ -125,7 +125,6 @@ final class RowCache: Sendable {
             fresh[Key(id: message.id, variant: variant)] = Entry(message: message, details: details[message.id], day: day, html: html)
             return html
         }
-
     }
 }
 
