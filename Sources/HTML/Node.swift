@@ -76,17 +76,12 @@ public protocol RenderedSource: Sendable {
 
 /// Where a `RenderedSource` writes its pieces: the page being rendered.
 public struct RenderedWriter {
-    @usableFromInline var bytes: [UInt8]
-
-    public mutating func append(_ html: borrowing RenderedHTML) {
-        html.write(to: &self)
-    }
+    fileprivate var bytes: [UInt8]
 }
 
 extension RenderedHTML {
-    /// Appends these bytes where `writer` writes, called on the kept value itself rather than on
-    /// a copy of it.
-    @inlinable public func write(to writer: inout RenderedWriter) {
+    /// Appends these bytes where `writer` writes.
+    public func write(to writer: inout RenderedWriter) {
         bytes.withUnsafeBufferPointer { writer.bytes.append(contentsOf: $0) }
     }
 }

@@ -27,7 +27,7 @@ extension Reader {
 
     /// The details of every mailed message among `ids`; posted messages (no mail row) have none.
     /// The recipient that routed each one to its mailbox is chosen as routing chose it, from
-    /// that mailbox's name and addresses, read once for the mailbox rather than for each row.
+    /// that mailbox's name and addresses, read once for the page rather than for each row.
     ///
     /// A page's ids are usually close together: then the mail rows between the lowest and the
     /// highest are read in one range (mail of other mailboxes in between is skipped here), which
@@ -60,7 +60,9 @@ extension Reader {
                          try statement.integer(at: 4) != 0, MailboxID(rawValue: try statement.integer(at: 5)),
                          try statement.integer(at: 6) != 0))
         }
-        var routes: [MailboxID: (name: String, patterns: [String])] = [:]
+        guard !mail.isEmpty else { return [:] }
+        let names = Dictionary(try mailboxes().map { ($0.id, $0.name) }) { first, _ in first }
+        let patterns = try addresses()
         // Mail from one sender to one address (cron, a monitor) repeats its envelope and To on
         // every row: each pair is worked out once per mailbox.
         struct Addressing: Hashable {
@@ -77,15 +79,8 @@ extension Reader {
             if let known = recipients[addressing] {
                 recipient = known
             } else {
-                let route: (name: String, patterns: [String])
-                if let known = routes[row.box] {
-                    route = known
-                } else {
-                    route = try self.route(of: row.box)
-                    routes[row.box] = route
-                }
                 let envelope = row.envelope.isEmpty ? [] : row.envelope.split(separator: "\n").map(String.init)
-                let routed = Self.routingRecipient(envelope, to: row.box, named: route.name, patterns: route.patterns)
+                let routed = Self.routingRecipient(envelope, to: row.box, named: names[row.box] ?? "", patterns: patterns[row.box] ?? [])
                 recipient = routed ?? Self.firstAddress(in: row.toHeader) ?? envelope.first
                 recipients[addressing] = recipient
             }
@@ -98,37 +93,9 @@ extension Reader {
     /// one range: a few times the page, so mail of other mailboxes in between stays a small part.
     static func rangeSpan(for count: Int) -> Int { 4 * count + 64 }
 
-    /// Mailbox `box`'s name and addresses, which route mail to it.
-    private func route(of box: MailboxID) throws(StoreError) -> (name: String, patterns: [String]) {
-        let statement = try database.cached("""
-            SELECT b.name, (SELECT group_concat(pattern, char(10)) FROM addresses WHERE mailbox = b.id)
-            FROM mailboxes b WHERE b.id = ?
-            """)
-        try statement.bind([.integer(box.rawValue)])
-        defer { statement.reset() }
-        guard try statement.step() else { return ("", []) }
-        return (try statement.text(at: 0), try statement.optionalText(at: 1).map { $0.split(separator: "\n").map(String.init) } ?? [])
-    }
-
-    /// `[1,2,3]`, written digit by digit rather than with a string for each of a page's ids.
+    /// `[1,2,3]`: the ids as the JSON array that `json_each` reads.
     static func jsonArray(of ids: [MessageID]) -> String {
-        var bytes: [UInt8] = [UInt8(ascii: "[")]
-        bytes.reserveCapacity(ids.count * 8 + 2)
-        var digits: [UInt8] = []
-        digits.reserveCapacity(20)
-        for (index, id) in ids.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            if id.rawValue < 0 { bytes.append(UInt8(ascii: "-")) }
-            var rest = id.rawValue.magnitude
-            digits.removeAll(keepingCapacity: true)
-            repeat {
-                digits.append(UInt8(ascii: "0") + UInt8(rest % 10))
-                rest /= 10
-            } while rest > 0
-            bytes.append(contentsOf: digits.reversed())
-        }
-        bytes.append(UInt8(ascii: "]"))
-        return String(decoding: bytes, as: UTF8.self)
+        "[" + ids.map { String($0.rawValue) }.joined(separator: ",") + "]"
     }
 
     /// The parts of mailed message `id` that its HTML shows inline (see `isInlinePart`).

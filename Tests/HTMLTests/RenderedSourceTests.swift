@@ -8,7 +8,7 @@ struct RenderedSourceTests {
         let pieces: [RenderedHTML]
         var count: Int { pieces.reduce(0) { $0 + $1.bytes.count } }
         func write(to writer: inout RenderedWriter) {
-            for piece in pieces { writer.append(piece) }
+            for piece in pieces { piece.write(to: &writer) }
         }
     }
 

@@ -20,30 +20,17 @@ extension ListPage {
             placeFields
             selectEverything
             ul(.class("list editing"), .id("messages"), .aria("label", "Messages"), .data("revision", "\(slice.revision)")) {
-                editingRows
+                rows.rows(of: messages, variant: { offset, id in
+                    .editing(mailbox.id, selected: state.selection.contains(id),
+                             first: isFirst(offset), last: isLast(offset), reorderable: !state.isSearch)
+                }) { offset in
+                    editingRow(messages[offset], offset: offset)
+                }
             }
             // After the rows, as in Mail: tick, then act. Being after the checkboxes also lets
             // CSS counters show the live number of ticks in Delete (N).
             toolbar
         }
-    }
-
-    /// The rows with their checkboxes, from the row cache where they were rendered before.
-    var editingRows: Node {
-        var list = rows.list(count: messages.count)
-        // Lent, not copied, as in `browsingList`.
-        messages.withUnsafeBufferPointer { messages in
-            guard let base = messages.baseAddress else { return }
-            for offset in messages.indices {
-                let variant = RowCache.Variant.editing(
-                    mailbox.id, selected: state.selection.contains(messages[offset].id),
-                    first: isFirst(offset), last: isLast(offset), reorderable: !state.isSearch)
-                if !rows.appendCached(base + offset, variant, to: &list) {
-                    list.append(rows.keep(editingRow(messages[offset], offset: offset), for: messages[offset], variant))
-                }
-            }
-        }
-        return rows.node(of: list)
     }
 
     /// The heading's count as CSS sees the ticks right now, laid over the server's own count.

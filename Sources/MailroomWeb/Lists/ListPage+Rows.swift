@@ -10,24 +10,12 @@ extension ListPage {
     // MARK: Browsing (inactive and transient)
 
     var browsingList: Node {
-        var list = rows.list(count: messages.count)
-        let variant = RowCache.Variant.browsing(mailbox.id)
         let pending = state.mode.pendingRow
-        // Through a buffer pointer, so each message is lent rather than copied: the slice is
-        // shared by every thread showing it, and copying a message counts references in it.
-        messages.withUnsafeBufferPointer { messages in
-            guard let base = messages.baseAddress else { return }
-            for index in messages.indices {
-                if pending == messages[index].id {
-                    // Shows a moment only: never kept.
-                    list.append(RenderedHTML(confirmingRow(messages[index])))
-                } else if !rows.appendCached(base + index, variant, to: &list) {
-                    list.append(rows.keep(browsingRow(messages[index]), for: messages[index], variant))
-                }
-            }
-        }
+        let browsing = RowCache.Variant.browsing(mailbox.id)
         return ul(.class("list"), .id("messages"), .aria("label", "Messages"), .data("revision", "\(slice.revision)")) {
-            rows.node(of: list)
+            rows.rows(of: messages, variant: { $1 == pending ? nil : browsing }) { offset in
+                messages[offset].id == pending ? confirmingRow(messages[offset]) : browsingRow(messages[offset])
+            }
         }
     }
 

@@ -44,16 +44,12 @@ final class RowCache: Sendable {
         /// Days since the epoch: dates read "14:05" today and "Nov 28" tomorrow.
         let day: Int64
         let html: RenderedHTML
-        /// `html`'s size, beside the fields a lookup reads anyway: the bytes themselves are
-        /// elsewhere in memory, and are first touched when they are copied into the page.
-        let size: Int
 
         init(message: Message, details: RowDetails?, day: Int64, html: RenderedHTML) {
             self.message = message
             self.details = details
             self.day = day
             self.html = html
-            size = html.bytes.count
         }
 
         /// Whether this row still shows `message` as it is now, compared where both are kept: this
@@ -97,30 +93,44 @@ final class RowCache: Sendable {
         /// The mail details of message `id`, if it arrived over SMTP.
         func details(of id: MessageID) -> RowDetails? { details[id] }
 
-        /// An empty list of rows for a page of `count` messages.
-        func list(count: Int) -> RowList {
-            RowList(known: known, capacity: count)
-        }
-
-        /// Appends the row for `message` shown as `variant` to `list`, if it was rendered earlier
-        /// and still shows the message as it is; false if it must be rendered now.
-        func appendCached(_ message: UnsafePointer<Message>, _ variant: Variant, to list: inout RowList) -> Bool {
-            // Both looked at where they are kept: a copy of either would count references in it,
-            // and the entries and the page's messages are shared by every thread rendering pages.
-            guard let index = known.index(forKey: Key(id: message.pointee.id, variant: variant)),
-                  known.values[index].shows(message, details: details[message.pointee.id], day: day) else { return false }
-            list.appendKept(at: index, count: known.values[index].size)
-            return true
-        }
-
-        /// The rows of `list` as one node, counted in the page's size.
-        func node(of list: RowList) -> Node {
+        /// The rows of `messages` as one node: each from the cache when it still shows its
+        /// message as `variant(offset, id)` says, else rendered by `make(offset)` and kept. A row
+        /// whose variant is nil shows a moment only (a confirmation): rendered, never kept.
+        func rows(
+            of messages: [Message], variant: (_ offset: Int, _ id: MessageID) -> Variant?, make: (Int) -> Node
+        ) -> Node {
+            var list = RowList(known: known, capacity: messages.count)
+            // Through a buffer pointer, so each message is lent rather than copied: the slice is
+            // shared by every thread showing it, and copying a message counts references in it.
+            messages.withUnsafeBufferPointer { messages in
+                guard let base = messages.baseAddress else { return }
+                for offset in messages.indices {
+                    guard let variant = variant(offset, messages[offset].id) else {
+                        list.append(RenderedHTML(make(offset)))
+                        continue
+                    }
+                    if !appendCached(base + offset, variant, to: &list) {
+                        list.append(keep(make(offset), for: messages[offset], variant))
+                    }
+                }
+            }
             bytesServed += list.count
             return .rendered(from: list)
         }
 
+        /// Appends the row for `message` shown as `variant` to `list`, if it was rendered earlier
+        /// and still shows the message as it is; false if it must be rendered now.
+        private func appendCached(_ message: UnsafePointer<Message>, _ variant: Variant, to list: inout RowList) -> Bool {
+            // Both looked at where they are kept: a copy of either would count references in it,
+            // and the entries and the page's messages are shared by every thread rendering pages.
+            guard let index = known.index(forKey: Key(id: message.pointee.id, variant: variant)),
+                  known.values[index].shows(message, details: details[message.pointee.id], day: day) else { return false }
+            list.appendKept(at: index, count: known.values[index].html.bytes.count)
+            return true
+        }
+
         /// `row`, rendered for `message` shown as `variant`, kept for the pages after this one.
-        func keep(_ row: Node, for message: Message, _ variant: Variant) -> RenderedHTML {
+        private func keep(_ row: Node, for message: Message, _ variant: Variant) -> RenderedHTML {
             let html = RenderedHTML(row)
             fresh[Key(id: message.id, variant: variant)] = Entry(message: message, details: details[message.id], day: day, html: html)
             return html
@@ -141,12 +151,12 @@ struct RowList: RenderedSource {
     private var pieces: [Piece] = []
     private(set) var count = 0
 
-    fileprivate init(known: [RowCache.Key: RowCache.Entry], capacity: Int) {
+    init(known: [RowCache.Key: RowCache.Entry], capacity: Int) {
         self.known = known
         pieces.reserveCapacity(capacity)
     }
 
-    fileprivate mutating func appendKept(at index: Dictionary<RowCache.Key, RowCache.Entry>.Index, count: Int) {
+    mutating func appendKept(at index: Dictionary<RowCache.Key, RowCache.Entry>.Index, count: Int) {
         pieces.append(.kept(index))
         self.count += count
     }
@@ -161,7 +171,7 @@ struct RowList: RenderedSource {
         for piece in pieces {
             switch piece {
             case .kept(let index): known.values[index].html.write(to: &writer)
-            case .rendered(let html): writer.append(html)
+            case .rendered(let html): html.write(to: &writer)
             }
         }
     }
