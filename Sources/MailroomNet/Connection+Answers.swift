@@ -31,9 +31,7 @@ extension Connection {
         let head = response.head(keepAlive: keepAlive, echoKeepAlive: echoKeepAlive, date: loop.date)
         let streamed = !isHead && response.hasBody ? response.stream : nil
         let body = !isHead && response.hasBody && streamed == nil ? response.body : []
-        // An answer that closes the connection goes the queued way, to be closed once written
-        // (see `written`).
-        writer.write(head, body, direct: keepAlive)
+        writer.write(head, body)
         if !keepAlive {
             closesAfterWrite = true
             stopReading()
@@ -48,6 +46,9 @@ extension Connection {
             timeReads(false)
             pump()
         }
+        // A closing answer the socket took whole is done: libevent has nothing to write, so no
+        // `written` would come to close it. One that is queued is closed once written.
+        if closesAfterWrite && outgoing == nil && writer.queued == 0 { close() }
     }
 
     /// Queues the next piece of a streamed body once libevent has written the last (it calls

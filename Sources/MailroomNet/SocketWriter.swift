@@ -14,10 +14,10 @@ struct SocketWriter {
     /// Bytes waiting in libevent's output.
     var queued: Int { evbuffer_get_length(bufferevent_get_output(bufferevent)) }
 
-    /// Sends `head` and `body` to the socket at once when nothing is queued ahead (`direct`),
-    /// and queues what it did not take.
-    func write(_ head: [UInt8], _ body: [UInt8] = [], direct: Bool = true) {
-        let sent = direct ? sendNow(head, body) : 0
+    /// Sends `head` and `body` to the socket at once when nothing is queued ahead, and queues
+    /// what it did not take.
+    func write(_ head: [UInt8], _ body: [UInt8] = []) {
+        let sent = sendNow(head, body)
         if sent < head.count { queue(head, from: sent) }
         let bodySent = max(sent - head.count, 0)
         if bodySent < body.count { queue(body, from: bodySent) }

@@ -36,4 +36,22 @@ import Testing
         #expect(try client.send("GET", "/mailboxes/inbox").status == 200)
         #expect(client.connectionsOpened == 2)
     }
+
+    /// A change is answered by a worker thread after its commit; on a connection the client
+    /// asked to close, that answer is the last thing written before the close.
+    @Test func aChangeOnAClosingConnectionIsAnsweredThenClosed() throws {
+        let server = try TestServer(subjects: ["Alpha"])
+        let client = server.client()
+        let body = "action=add&subject=Closing+time"
+        try client.write(Array((
+            "POST /mailboxes/inbox HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n"
+            + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)").utf8))
+        let raw = String(decoding: try client.readUntilClosed(), as: UTF8.self)
+        #expect(raw.hasPrefix("HTTP/1.1 303 "))
+        #expect(raw.contains("\r\nConnection: close\r\n"))
+        #expect(raw.split(separator: "HTTP/1.1 ", omittingEmptySubsequences: false).count == 2)
+
+        let page = try client.send("GET", "/mailboxes/inbox")
+        #expect(page.text.contains("Closing time"))
+    }
 }
