@@ -23,7 +23,7 @@ extension Reader {
             SELECT id, from_header, to_header, cc_header, envelope_from, envelope_to, message_id, size, listed_attachments
             FROM mail WHERE id IN (SELECT value FROM json_each(?))
             """)
-        try statement.bind([.text("[" + ids.map { String($0.rawValue) }.joined(separator: ",") + "]")])
+        try statement.bind([.text(Self.jsonArray(of: ids))])
         defer { statement.reset() }
         var found: [MessageID: MailSummary] = [:]
         while try statement.step() {

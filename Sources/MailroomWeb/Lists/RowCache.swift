@@ -125,7 +125,7 @@ final class RowCache: Sendable {
             // and the entries and the page's messages are shared by every thread rendering pages.
             guard let index = known.index(forKey: Key(id: message.pointee.id, variant: variant)),
                   known.values[index].shows(message, details: details[message.pointee.id], day: day) else { return false }
-            list.appendKept(at: index, count: known.values[index].html.bytes.count)
+            list.appendKept(at: index)
             return true
         }
 
@@ -156,9 +156,10 @@ struct RowList: RenderedSource {
         pieces.reserveCapacity(capacity)
     }
 
-    mutating func appendKept(at index: Dictionary<RowCache.Key, RowCache.Entry>.Index, count: Int) {
+    /// The row the cache keeps at `index`.
+    mutating func appendKept(at index: Dictionary<RowCache.Key, RowCache.Entry>.Index) {
         pieces.append(.kept(index))
-        self.count += count
+        count += known.values[index].html.bytes.count
     }
 
     /// A row rendered for this page.
