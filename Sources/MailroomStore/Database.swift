@@ -1,4 +1,5 @@
 import Compression
+import MailroomCore
 private import CSQLite
 #if canImport(Glibc)
 import Glibc
@@ -16,6 +17,29 @@ final class Database {
     /// dictionary never changes once stored); see RawPacking.swift.
     private(set) lazy var codec: ZstdCodec? = ZstdCodec()
     var dictionaries: [Int64: ZstdDictionary] = [:]
+    /// On the writer: the routing table (mailbox names, addresses) as last committed, kept
+    /// between messages, since every message is routed and the table seldom changes.
+    var keptRouting: Routing?
+    /// Whether this connection keeps `keptRouting` (only the writer does: readers' snapshots
+    /// age while they sit in the pool).
+    var keepsRouting = false
+    /// Set once the open transaction changes a mailbox's name or the addresses: until it ends,
+    /// routing reads the tables, and when it ends `routingEpoch` grows.
+    var routingChanged = false
+    /// How many transactions on this connection changed the routing table (see `Store.packAhead`).
+    private(set) var routingEpoch = 0
+
+    /// The search-index rows of mail stored one message after another (`Transaction.addMail`),
+    /// each with the text its body is indexed by: written before any other statement runs on
+    /// this connection (`writeHeldIndexRows`), so nothing ever sees the index without them.
+    var heldIndexRows: [(id: Int64, body: String)] = []
+    /// While true, the statements that run are `addMail`'s own, and held rows stay held.
+    var isStoringMail = false
+    /// Whether held rows have turned off the trigger that indexes a new body (`indexed_in_bulk`).
+    var indexTriggerHeld = false
+    /// Why held rows could not be written: every later statement fails with it until the
+    /// transaction is rolled back, so a commit never keeps mail its index lacks.
+    private var heldRowsFailure: StoreError?
 
     /// Opens (or creates) the file at `path`; reading it may still fail later, as with a file
     /// that is not a database.
@@ -106,6 +130,7 @@ final class Database {
 
     /// Runs one or more statements that bind nothing and return nothing the caller needs.
     func execute(_ sql: String) throws(StoreError) {
+        try writeHeldIndexRows()
         try check(sqlite3_exec(handle, sql, nil, nil, nil), sql: sql)
     }
 
@@ -126,6 +151,7 @@ final class Database {
 
     /// A statement compiled on first use and kept for the life of the connection.
     func cached(_ sql: String) throws(StoreError) -> Statement {
+        try writeHeldIndexRows()
         if let statement = compiled[sql] { return statement }
         let statement = try prepare(sql, persistent: true)
         compiled[sql] = statement
@@ -218,6 +244,7 @@ final class Database {
     /// Runs `body` in one write transaction: all of it is committed, or none of it.
     func transaction<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
         try run("BEGIN IMMEDIATE")
+        defer { endRoutingChange() }
         do throws(StoreError) {
             let result = try body()
             try run("COMMIT")
@@ -228,7 +255,47 @@ final class Database {
         }
     }
 
+    /// Writes the held search-index rows, and turns the body trigger back on, unless `addMail`
+    /// is running. The mail of one commit is so indexed together, after all its rows: the index
+    /// keeps its new words in memory until a statement that may need undoing part-way (one
+    /// that fires triggers, as storing a message does) makes it write them out, so indexing
+    /// each message at once would write a segment per message.
+    func writeHeldIndexRows() throws(StoreError) {
+        guard !isStoringMail else { return }
+        if let heldRowsFailure { throw heldRowsFailure }
+        guard indexTriggerHeld || !heldIndexRows.isEmpty else { return }
+        let rows = heldIndexRows
+        heldIndexRows = []
+        let triggerHeld = indexTriggerHeld
+        indexTriggerHeld = false
+        do throws(StoreError) {
+            for row in rows { try indexMail(row.id, body: row.body) }
+            if triggerHeld { try cached(Self.indexTrigger(held: false)).run([]) }
+        } catch {
+            heldRowsFailure = error
+            throw error
+        }
+    }
+
+    /// Turns the trigger that indexes a new body off (held) or on.
+    static func indexTrigger(held: Bool) -> String {
+        "UPDATE counters SET value = \(held ? 1 : 0) WHERE name = 'indexed_in_bulk'"
+    }
+
+    /// After a transaction that changed the routing table, committed or not: the kept table is
+    /// read again when next needed.
+    private func endRoutingChange() {
+        guard routingChanged else { return }
+        routingChanged = false
+        keptRouting = nil
+        routingEpoch += 1
+    }
+
     private func rollback() {
+        // What was held goes with the transaction.
+        heldIndexRows = []
+        indexTriggerHeld = false
+        heldRowsFailure = nil
         // SQLite rolls back by itself after some errors (a full disk, an I/O error).
         guard sqlite3_get_autocommit(handle) == 0 else { return }
         // A failed ROLLBACK has nothing to add to the error that led here, which the caller throws.

@@ -88,10 +88,20 @@ extension Store {
     public func packAhead(_ mail: inout IncomingMail, routedBy recipients: [String]) {
         let raw = mail.raw
         let html = mail.html
+        // Loaded before the table is read, so a change committed meanwhile is never kept as current.
+        let epoch = routingEpoch.load(ordering: .acquiring)
+        let kept = packingRouting.withLock { $0 }.flatMap { $0.epoch == epoch ? $0.routing : nil }
         let ahead = try? read { reader throws(StoreError) -> (PackedRaw?, [UInt8]?) in
             var packed: PackedRaw?
             if raw.count <= RawPacking.frameBytes {
-                let dictionary = try reader.database.dictionary(forMailbox: try reader.route(recipients).first?.rawValue ?? MailboxID.inbox.rawValue)
+                let routing: Routing
+                if let kept {
+                    routing = kept
+                } else {
+                    routing = try reader.routing()
+                    packingRouting.withLock { $0 = (epoch, routing) }
+                }
+                let dictionary = try reader.database.dictionary(forMailbox: routing.mailboxes(for: recipients).first?.rawValue ?? MailboxID.inbox.rawValue)
                 let (blob, packing) = try reader.database.pack(raw, dictionary: dictionary)
                 packed = PackedRaw(blob: blob, packing: packing)
             }

@@ -40,6 +40,12 @@ public final class Store: @unchecked Sendable {
     private let committed: Atomic<Int64>
     /// Told each new revision once it is durable, in order, under the writer's lock.
     private let commitObservers = Mutex<[@Sendable (Int64) -> Void]>([])
+    /// The writer's `routingEpoch`, published once each transaction has ended: a routing table
+    /// read on a reader after loading it is at least as new as that transaction.
+    let routingEpoch = Atomic<Int>(0)
+    /// The routing table `packAhead` chooses dictionaries by, read on a reader, with the epoch
+    /// loaded before it was read.
+    let packingRouting = Mutex<(epoch: Int, routing: Routing)?>(nil)
 
     /// Opens or creates the file, takes its lock for as long as this store is open, and brings
     /// its schema up to date.
@@ -75,6 +81,7 @@ public final class Store: @unchecked Sendable {
         try database.execute("PRAGMA foreign_keys = ON")
         try Schema.apply(pending, to: database)
         committed = Atomic(try Reader(database: database).revision())
+        database.keepsRouting = true
         writer = database
     }
 
@@ -150,6 +157,7 @@ public final class Store: @unchecked Sendable {
         try writerLock.withLock { () throws -> Result in
             guard let database = writer else { throw StoreError.closed }
             var made: Int64?
+            defer { routingEpoch.store(database.routingEpoch, ordering: .releasing) }
             let result = try database.transaction { () throws(StoreError) -> Result in
                 let transaction = Transaction(database: database, stamp: try Reader(database: database).revision() + 1)
                 let before = database.totalChanges
@@ -183,6 +191,7 @@ public final class Store: @unchecked Sendable {
     func writeDerived(_ body: (Transaction) throws(StoreError) -> Void) throws(StoreError) {
         try writerLock.withLock { () throws(StoreError) in
             guard let database = writer else { throw .closed }
+            defer { routingEpoch.store(database.routingEpoch, ordering: .releasing) }
             try database.transaction { () throws(StoreError) in
                 try body(Transaction(database: database, stamp: try Reader(database: database).revision()))
             }

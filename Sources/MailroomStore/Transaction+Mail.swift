@@ -92,33 +92,33 @@ extension Transaction {
     }
 
     private func addMail(_ mail: IncomingMail, to boxes: [MailboxID], at time: Int64, importKey: [UInt8]?) throws(StoreError) -> [MessageID] {
+        // Mail stored one message after another is indexed together, once any other statement
+        // runs (see `Database.writeHeldIndexRows`); until then only these statements run.
+        database.isStoringMail = true
+        defer { database.isStoringMail = false }
         let targets = boxes.isEmpty ? [MailboxID.inbox] : boxes
         let raw = try takeCounter("next_raw_id")
         _ = try storeRaw(mail, as: raw, in: targets[0], importKey: nil)
         let subject = mail.subject.isEmpty ? "(no subject)" : mail.subject
         let text = mail.prepared ?? PreparedText(mail)
         var ids: [MessageID] = []
-        // Indexed here from the prepared text rather than by the trigger, which would read the
-        // body back (out of the compressed raw mail, when it is kept there) and work out again
-        // what `text` holds, on the one writer.
-        try holdIndexTriggers(true)
-        do throws(StoreError) {
-            for box in targets {
-                let (id, rank) = try newMessagePlace(in: box)
-                let message = Message(id: MessageID(id), subject: subject, body: mail.text, author: mail.sender, createdAt: time)
-                try insertRows(message, into: box, rank: rank, origin: nil, isUnread: true, isFlagged: false,
-                               bodyInRaw: text.bodyInRaw, preview: text.preview) { id throws(StoreError) in
-                    try insertDetails(of: mail, raw: raw, as: id)
-                }
-                try index(id, body: text.indexedBody)
-                ids.append(message.id)
-            }
-        } catch {
-            // Whatever goes on in this transaction is indexed by the triggers again.
-            try? holdIndexTriggers(false)
-            throw error
+        // Indexed from the prepared text rather than by the trigger, which would read the body
+        // back (out of the compressed raw mail, when it is kept there) and work out again what
+        // `text` holds, on the one writer. The trigger stays off until the held rows are written.
+        if !database.indexTriggerHeld {
+            try holdIndexTriggers(true)
+            database.indexTriggerHeld = true
         }
-        try holdIndexTriggers(false)
+        for box in targets {
+            let (id, rank) = try newMessagePlace(in: box)
+            let message = Message(id: MessageID(id), subject: subject, body: mail.text, author: mail.sender, createdAt: time)
+            try insertRows(message, into: box, rank: rank, origin: nil, isUnread: true, isFlagged: false,
+                           bodyInRaw: text.bodyInRaw, preview: text.preview) { id throws(StoreError) in
+                try insertDetails(of: mail, raw: raw, as: id)
+            }
+            database.heldIndexRows.append((id, text.indexedBody))
+            ids.append(message.id)
+        }
         try addTags(mail.tags, toMessages: ids)
         return ids
     }
@@ -126,15 +126,21 @@ extension Transaction {
     /// While held, a new body row is not indexed by its trigger (`index_body`): the caller
     /// indexes it, in bulk or from text prepared ahead.
     private func holdIndexTriggers(_ held: Bool) throws(StoreError) {
-        try run("UPDATE counters SET value = ? WHERE name = 'indexed_in_bulk'", [.integer(held ? 1 : 0)])
+        try run(Database.indexTrigger(held: held), [])
     }
 
+    private func index(_ id: Int64, body: String) throws(StoreError) {
+        try database.indexMail(id, body: body)
+    }
+}
+
+extension Database {
     /// Puts message `id` in both indexes with `body` as the text of its body, and the words of
     /// its rows (subject, senders, recipients) as the triggers that take it out again read them.
     /// One row per statement, as `VALUES`, which opens no statement journal (and so makes the
     /// index flush nothing).
-    private func index(_ id: Int64, body: String) throws(StoreError) {
-        let words = try database.cached("""
+    func indexMail(_ id: Int64, body: String) throws(StoreError) {
+        let words = try cached("""
             SELECT h.subject, \(Schema.indexedAuthor(id: "h.id", header: "h.author")), \(Schema.indexedRecipients(id: "h.id"))
             FROM headers h WHERE h.id = ?
             """)
@@ -145,16 +151,19 @@ extension Transaction {
         }
         let (subject, author, recipients) = (try words.text(at: 0), try words.text(at: 1), try words.text(at: 2))
         words.reset()
-        try run("INSERT INTO search (rowid, subject, author, recipients, body) VALUES (?, ?, ?, ?, ?)",
-                [.integer(id), .text(subject), .text(author), .text(recipients), .text(body)])
+        try cached("INSERT INTO search (rowid, subject, author, recipients, body) VALUES (?, ?, ?, ?, ?)").run(
+            [.integer(id), .text(subject), .text(author), .text(recipients), .text(body)])
         // What the substring index is given, worked out here as `spaceless(...)` works it out
         // in SQL: nothing at all for mail without such a script.
         let substrings = [subject, author, recipients, body].map(SearchText.spaceless)
         if substrings.contains(where: { !$0.isEmpty }) {
-            try run("INSERT INTO search_cjk (rowid, subject, author, recipients, body) VALUES (?, ?, ?, ?, ?)",
-                    [.integer(id)] + substrings.map { .text($0) })
+            try cached("INSERT INTO search_cjk (rowid, subject, author, recipients, body) VALUES (?, ?, ?, ?, ?)").run(
+                [.integer(id)] + substrings.map { .text($0) })
         }
     }
+}
+
+extension Transaction {
 
     /// Whether a kept message has one of `keys` as its import key.
     private func isKept(underAnyOf keys: [[UInt8]]) throws(StoreError) -> Bool {
@@ -238,6 +247,7 @@ extension Transaction {
 
     /// Replaces the addresses that route mail to `box`.
     public func setAddresses(_ patterns: [String], for box: MailboxID) throws(StoreError) {
+        database.routingChanged = true
         try run("DELETE FROM addresses WHERE mailbox = ?", [.integer(box.rawValue)])
         for pattern in patterns {
             try run("INSERT OR IGNORE INTO addresses (pattern, mailbox) VALUES (?, ?)", [.text(pattern), .integer(box.rawValue)])
@@ -248,6 +258,13 @@ extension Transaction {
 extension Reader {
     /// The mailboxes that `recipients` name (see `Routing`); the Inbox when none does.
     public func route(_ recipients: [String]) throws(StoreError) -> [MailboxID] {
+        try routing().mailboxes(for: recipients)
+    }
+
+    /// The routing table as this reader sees it: on the writer, the one kept from the last
+    /// commit, unless this transaction has changed it.
+    func routing() throws(StoreError) -> Routing {
+        if !database.routingChanged, let kept = database.keptRouting { return kept }
         let boxes = try mailboxes().map { (id: $0.id, name: $0.name) }
         var addresses: [(pattern: String, mailbox: MailboxID)] = []
         let statement = try database.cached("SELECT pattern, mailbox FROM addresses")
@@ -256,6 +273,8 @@ extension Reader {
         while try statement.step() {
             addresses.append((try statement.text(at: 0), MailboxID(rawValue: try statement.integer(at: 1))))
         }
-        return Routing(mailboxes: boxes, addresses: addresses).mailboxes(for: recipients)
+        let routing = Routing(mailboxes: boxes, addresses: addresses)
+        if database.keepsRouting && !database.routingChanged { database.keptRouting = routing }
+        return routing
     }
 }

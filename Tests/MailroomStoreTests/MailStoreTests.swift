@@ -276,4 +276,37 @@ import Testing
             #expect(try store.write { try $0.route(["scanner@office.test"]) } == [.inbox])
         }
     }
+
+    /// The writer keeps the routing table between messages: every change to it is seen at once,
+    /// in its own transaction too, and one that is rolled back is never seen.
+    @Test func routingFollowsEveryChangeToMailboxesAndAddresses() throws {
+        struct Refused: Error {}
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            #expect(try store.write { try $0.route(["scans@office.test"]) } == [.inbox])
+            let scans = try store.write { try $0.createMailbox(named: "Scans") }
+            #expect(try store.write { try $0.route(["scans@office.test"]) } == [scans])
+            // Changed and routed in one transaction: the change is seen before it is committed.
+            #expect(try store.write { transaction in
+                try transaction.renameMailbox(scans, to: "Paper")
+                return try transaction.route(["scans@office.test", "paper@office.test"])
+            } == [scans])
+            #expect(try store.write { try $0.route(["scans@office.test"]) } == [.inbox])
+            // A rename rolled back leaves the name that was committed.
+            #expect(throws: StoreError.self) {
+                try store.write { transaction in
+                    try transaction.renameMailbox(scans, to: "Copier")
+                    #expect(try transaction.route(["copier@office.test"]) == [scans])
+                    throw Refused()
+                }
+            }
+            #expect(try store.write { try $0.route(["copier@office.test"]) } == [.inbox])
+            #expect(try store.write { try $0.route(["paper@office.test"]) } == [scans])
+            try store.write { try $0.setAddresses(["*@scan.test"], for: scans) }
+            #expect(try store.write { try $0.route(["x@scan.test"]) } == [scans])
+            _ = try store.write { try $0.deleteMailbox(scans) }
+            #expect(try store.write { try $0.route(["x@scan.test", "paper@office.test"]) } == [.inbox])
+        }
+    }
 }

@@ -1,0 +1,112 @@
+import MailroomCore
+@testable import MailroomStore
+import Testing
+
+/// Mail stored one message after another is indexed together, once anything else runs: what
+/// any statement sees of the search index is what it would be had each message been indexed at
+/// once, and nothing held outlives its transaction.
+@Suite struct HeldIndexRowsTests {
+    private struct Refused: Error {}
+
+    private func mail(_ word: String) -> IncomingMail {
+        IncomingMail(
+            subject: "Alert \(word)", sender: "Monitor", text: "The disk on host \(word) is nearly full", html: nil,
+            envelopeFrom: "monitor@lan.test", envelopeTo: ["ops@lan.test"], fromHeader: "Monitor <monitor@lan.test>",
+            toHeader: "ops@lan.test", ccHeader: "", sentAt: 1_700_000_000, messageID: nil, attachments: [],
+            peer: "127.0.0.1", raw: Array("Subject: Alert \(word)\r\n\r\nThe disk on host \(word) is nearly full\r\n".utf8))
+    }
+
+    private func found(_ word: String, in store: Store) throws -> [MessageID] {
+        let query = try SearchQuery(word)
+        return try store.read { reader throws(StoreError) in try reader.search(query, in: .inbox, from: .top, limit: 10) }.rows.map(\.id)
+    }
+
+    /// Both indexes checked against themselves, and the rest of the file.
+    private func expectWhole(_ store: Store) throws {
+        for index in ["search", "search_cjk"] {
+            try store.write { transaction in try transaction.run("INSERT INTO \(index) (\(index)) VALUES ('integrity-check')", []) }
+        }
+        #expect(try store.integrityCheck() == "ok")
+    }
+
+    private func bodyTriggerIsOn(_ store: Store) throws -> Bool {
+        try store.read { reader throws(StoreError) in
+            try reader.integers("SELECT value FROM counters WHERE name = 'indexed_in_bulk'", [])
+        } == [0]
+    }
+
+    @Test func mailStoredInOneCommitIsEachFoundOnceItIsDurable() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            let words = ["kobaltrix", "vendoquil", "plurastem", "zenthorix", "quamberlin"]
+            let ids = try store.write { transaction in try words.flatMap { try transaction.addMail(mail($0), to: [], at: 1_000) } }
+            for (word, id) in zip(words, ids) {
+                #expect(try found(word, in: store) == [id])
+            }
+            #expect(try found("nearly", in: store).count == words.count)
+            #expect(try bodyTriggerIsOn(store))
+            try expectWhole(store)
+        }
+    }
+
+    @Test func mailDeletedInTheCommitThatStoredItLeavesNoWordsBehind() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            let kept = try store.write { transaction in
+                let gone = try transaction.addMail(mail("droplenfax"), to: [], at: 1_000)
+                let kept = try transaction.addMail(mail("stayworthy"), to: [], at: 1_000)
+                // The delete trigger takes the message's words out: they must be in by then.
+                _ = try transaction.move(gone, from: .inbox, to: .trash)
+                #expect(try transaction.deletePermanently(gone).applied == gone)
+                return kept
+            }
+            #expect(try found("droplenfax", in: store).isEmpty)
+            #expect(try found("stayworthy", in: store) == kept)
+            try expectWhole(store)
+        }
+    }
+
+    @Test func aSearchInTheSameCommitFindsMailJustStored() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            let query = try SearchQuery("glimmerhost")
+            let seen = try store.write { transaction in
+                let ids = try transaction.addMail(mail("glimmerhost"), to: [], at: 1_000)
+                return try transaction.search(query, in: .inbox, from: .top, limit: 10).rows.map(\.id) == ids
+            }
+            #expect(seen)
+        }
+    }
+
+    @Test func nothingHeldOutlivesARolledBackCommitOrSavepoint() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            #expect(throws: StoreError.self) {
+                try store.write { transaction in
+                    _ = try transaction.addMail(mail("rollbackia"), to: [], at: 1_000)
+                    throw Refused()
+                }
+            }
+            let kept = try store.write { transaction in
+                let kept = try transaction.addMail(mail("savedbyone"), to: [], at: 1_000)
+                _ = try? transaction.attempt { () throws -> [MessageID] in
+                    _ = try transaction.addMail(mail("undonepart"), to: [], at: 1_000)
+                    throw Refused()
+                }
+                return kept
+            }
+            // A message posted afterwards is indexed by the trigger, which must be on again.
+            try store.write { try $0.add(Draft(subject: "Posted by hand", body: "triggerwork"), to: .inbox, at: 2_000) }
+            #expect(try found("rollbackia", in: store).isEmpty)
+            #expect(try found("undonepart", in: store).isEmpty)
+            #expect(try found("savedbyone", in: store) == kept)
+            #expect(try found("triggerwork", in: store).count == 1)
+            #expect(try bodyTriggerIsOn(store))
+            try expectWhole(store)
+        }
+    }
+}
