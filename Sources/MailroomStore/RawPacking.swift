@@ -88,8 +88,9 @@ extension Store {
     public func packAhead(_ mail: inout IncomingMail, routedBy recipients: [String]) {
         let raw = mail.raw
         let html = mail.html
-        // Loaded before the table is read, so a change committed meanwhile is never kept as current.
+        // Loaded before the tables are read, so a change committed meanwhile is never kept as current.
         let epoch = routingEpoch.load(ordering: .acquiring)
+        let dictionaryEpoch = dictionaryEpoch.load(ordering: .acquiring)
         let kept = packingRouting.withLock { $0 }.flatMap { $0.epoch == epoch ? $0.routing : nil }
         let ahead = try? read { reader throws(StoreError) -> (PackedRaw?, [UInt8]?) in
             var packed: PackedRaw?
@@ -101,7 +102,19 @@ extension Store {
                     routing = try reader.routing()
                     packingRouting.withLock { $0 = (epoch, routing) }
                 }
-                let dictionary = try reader.database.dictionary(forMailbox: routing.mailboxes(for: recipients).first?.rawValue ?? MailboxID.inbox.rawValue)
+                let box = routing.mailboxes(for: recipients).first?.rawValue ?? MailboxID.inbox.rawValue
+                let chosen = packingDictionaries.withLock { $0.epoch == dictionaryEpoch ? $0.ids[box] : nil }
+                let id: Int64?
+                if let chosen {
+                    id = chosen
+                } else {
+                    id = try reader.database.newestDictionary(forMailbox: box)
+                    packingDictionaries.withLock { kept in
+                        if kept.epoch != dictionaryEpoch { kept = (dictionaryEpoch, [:]) }
+                        kept.ids[box] = .some(id)
+                    }
+                }
+                let dictionary = try id.map { id throws(StoreError) in (id, try reader.database.dictionary(id)) }
                 let (blob, packing) = try reader.database.pack(raw, dictionary: dictionary)
                 packed = PackedRaw(blob: blob, packing: packing)
             }
@@ -202,12 +215,16 @@ extension Database {
 
     /// The dictionary new raw mail for `box` is packed with; nil while it has none.
     func dictionary(forMailbox box: Int64) throws(StoreError) -> (id: Int64, value: ZstdDictionary)? {
+        guard let id = try newestDictionary(forMailbox: box) else { return nil }
+        return (id, try dictionary(id))
+    }
+
+    /// The id of `box`'s newest dictionary; nil while it has none.
+    func newestDictionary(forMailbox box: Int64) throws(StoreError) -> Int64? {
         let statement = try cached("SELECT id FROM raw_dictionaries WHERE mailbox = ? AND length(bytes) > 0 ORDER BY id DESC LIMIT 1")
         try statement.bind([.integer(box)])
-        let id = try statement.step() ? try statement.integer(at: 0) : nil
-        statement.reset()
-        guard let id else { return nil }
-        return (id, try dictionary(id))
+        defer { statement.reset() }
+        return try statement.step() ? try statement.integer(at: 0) : nil
     }
 
     /// How many bytes raw message `raw` has; nil when it is gone.

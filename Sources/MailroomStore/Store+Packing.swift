@@ -44,6 +44,7 @@ extension Store {
                 try transaction.run("INSERT INTO raw_dictionaries (mailbox, bytes, samples, created_at) VALUES (?, ?, ?, ?)",
                                     [.integer(box), .blob(trained), .integer(Int64(samples.count)), .integer(time)])
             }
+            dictionaryEpoch.wrappingAdd(1, ordering: .releasing)
             // Mail already packed without it is looked at again from the start.
             repackedThrough.store(0, ordering: .relaxed)
         }

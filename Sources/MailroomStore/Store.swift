@@ -46,6 +46,11 @@ public final class Store: @unchecked Sendable {
     /// The routing table `packAhead` chooses dictionaries by, read on a reader, with the epoch
     /// loaded before it was read.
     let packingRouting = Mutex<(epoch: Int, routing: Routing)?>(nil)
+    /// Grows once each new dictionary is committed (`trainRawDictionaries`).
+    let dictionaryEpoch = Atomic<Int>(0)
+    /// The dictionary `packAhead` packs each mailbox's mail with (nil: none yet), read on a
+    /// reader, with the epoch loaded before it was read.
+    let packingDictionaries = Mutex<(epoch: Int, ids: [Int64: Int64?])>((0, [:]))
 
     /// Opens or creates the file, takes its lock for as long as this store is open, and brings
     /// its schema up to date.

@@ -147,8 +147,16 @@ import Testing
             }
             let before = try storedBytes(store)
             #expect(try store.read { reader throws(StoreError) in try reader.mailboxesDueADictionary() } == [MailboxID.inbox.rawValue])
+            // Mail packed ahead of its commit before the dictionary is made goes without one...
+            var early = mail(alert(count))
+            store.packAhead(&early, routedBy: ["ops@office.test"])
+            #expect(early.packed != nil && early.packed?.packing.dictionary == nil)
             #expect(try store.trainRawDictionaries(at: 5_000) == 1)
             #expect(try store.trainRawDictionaries(at: 5_001) == 0, "one dictionary per mailbox")
+            // ...and from then on with it.
+            var late = mail(alert(count))
+            store.packAhead(&late, routedBy: ["ops@office.test"])
+            #expect(late.packed?.packing.dictionary != nil)
             #expect(try store.read { reader throws(StoreError) in
                 try reader.integers("SELECT count(*) FROM raw_dictionaries WHERE mailbox = ? AND length(bytes) > 0", [.integer(MailboxID.inbox.rawValue)])
             } == [1])
