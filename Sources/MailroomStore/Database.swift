@@ -42,11 +42,13 @@ final class Database {
     private var heldRowsFailure: StoreError?
 
     /// Opens (or creates) the file at `path`; reading it may still fail later, as with a file
-    /// that is not a database.
-    init(path: String) throws(StoreError) {
+    /// that is not a database. `buffersLog` (the writer's connection, which syncs every commit)
+    /// writes each commit's log frames in one call (`LogBuffering`).
+    init(path: String, buffersLog: Bool = false) throws(StoreError) {
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path, &opened, flags, nil)
+        let vfs = buffersLog && LogBuffering.isRegistered ? LogBuffering.name : nil
+        let code = sqlite3_open_v2(path, &opened, flags, vfs)
         guard let opened else {
             throw .cannotOpen(path: path, reason: "SQLite could not allocate a connection")
         }

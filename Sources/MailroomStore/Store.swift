@@ -61,7 +61,7 @@ public final class Store: @unchecked Sendable {
     public init(path: String, backingUpBeforeMigrating: Bool = false) throws(StoreError) {
         self.path = path
         lock = try FileLock(path: path)
-        let database = try Database(path: path)
+        let database = try Database(path: path, buffersLog: true)
         try database.setBusyTimeout(milliseconds: 5_000)
         try database.checkWritable()
         // Checked before anything is written, so a newer Mailroom's file is left exactly as it was.
