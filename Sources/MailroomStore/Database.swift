@@ -144,6 +144,7 @@ final class Database {
 
     /// Compiles one statement. `persistent` tells SQLite the statement will be reused many times.
     func prepare(_ sql: String, persistent: Bool = false) throws(StoreError) -> Statement {
+        try writeHeldIndexRows()
         var statement: OpaquePointer?
         let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
         try check(sqlite3_prepare_v3(handle, sql, -1, flags, &statement, nil), sql: sql)
