@@ -280,6 +280,14 @@ final class Database {
         }
     }
 
+    /// Runs `body`, whose statements touch neither search index, without writing held rows first.
+    func keepingIndexRowsHeld(_ body: () throws(StoreError) -> Void) throws(StoreError) {
+        let storing = isStoringMail
+        isStoringMail = true
+        defer { isStoringMail = storing }
+        try body()
+    }
+
     /// Turns the trigger that indexes a new body off (held) or on.
     static func indexTrigger(held: Bool) -> String {
         "UPDATE counters SET value = \(held ? 1 : 0) WHERE name = 'indexed_in_bulk'"

@@ -12,6 +12,14 @@ public struct DueWebhook: Sendable, Equatable {
 extension Transaction {
     /// Queues `body` for each of `targets`, due now.
     public func queueWebhook(_ body: [UInt8], to targets: [String], message: MessageID?, at time: Int64) throws(StoreError) {
+        // A row that touches neither search index: the index rows held for this commit's mail
+        // stay held (see `Database.writeHeldIndexRows`), so the mail is still indexed together.
+        try database.keepingIndexRowsHeld { () throws(StoreError) in
+            try insertWebhooks(body, to: targets, message: message, at: time)
+        }
+    }
+
+    private func insertWebhooks(_ body: [UInt8], to targets: [String], message: MessageID?, at time: Int64) throws(StoreError) {
         for target in targets {
             try run("""
                 INSERT INTO webhooks (target, message, body, state, next_attempt, created_at, updated_at)

@@ -68,6 +68,24 @@ import Testing
         }
     }
 
+    @Test func aWebhookQueuedForMailLeavesItsIndexRowsHeldUntilTheCommit() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            let ids = try store.write { transaction in
+                let first = try transaction.addMail(mail("hookfirsta"), to: [], at: 1_000)
+                try transaction.queueWebhook(Array("{}".utf8), to: ["http://127.0.0.1:9/hook"], message: first[0], at: 1_000)
+                #expect(transaction.database.heldIndexRows.map(\.id) == first.map(\.rawValue))
+                return first + (try transaction.addMail(mail("hooksecond"), to: [], at: 1_000))
+            }
+            #expect(try found("hookfirsta", in: store) == [ids[0]])
+            #expect(try found("hooksecond", in: store) == [ids[1]])
+            #expect(try store.read { reader throws(StoreError) in try reader.integers("SELECT count(*) FROM webhooks", []) } == [1])
+            #expect(try bodyTriggerIsOn(store))
+            try expectWhole(store)
+        }
+    }
+
     @Test func aSearchInTheSameCommitFindsMailJustStored() throws {
         try withTemporaryPath { path in
             let store = try Store(path: path)
