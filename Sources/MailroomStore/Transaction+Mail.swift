@@ -84,7 +84,7 @@ extension Transaction {
         for statement in batch { try run(statement, [.integer(firstID), .integer(nextID)]) }
         // A body kept in its raw mail is not read back from it: the reading thread prepared what
         // the index gets.
-        for (id, body) in prepared { try index(id, body: body) }
+        for (id, body) in prepared { try database.indexMail(id, body: body) }
         try holdIndexTriggers(false)
         try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(nextRaw), .text("next_raw_id")])
         try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(nextID), .text(Counter.nextMessageID)])
@@ -129,9 +129,6 @@ extension Transaction {
         try run(Database.indexTrigger(held: held), [])
     }
 
-    private func index(_ id: Int64, body: String) throws(StoreError) {
-        try database.indexMail(id, body: body)
-    }
 }
 
 extension Database {
