@@ -18,17 +18,31 @@ public struct FormData: Hashable, Sendable {
 
     /// Decodes `a=1&b=x+y&b=%C3%A9`: `+` is a space, escapes are UTF-8, names may repeat.
     public init(urlEncoded bytes: [UInt8]) throws(DecodingError) {
+        self = try bytes.withUnsafeBufferPointer { bytes throws(DecodingError) in try FormData(urlEncoded: bytes) }
+    }
+
+    /// One pass over the bytes: a query string is decoded for every request that has one.
+    init(urlEncoded bytes: UnsafeBufferPointer<UInt8>) throws(DecodingError) {
         var fields: [Field] = []
-        for pair in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            let rawName = parts[0]
-            let rawValue = parts.count > 1 ? parts[1] : []
-            guard let name = PercentDecoding.decode(rawName, plusIsSpace: true),
-                  let value = PercentDecoding.decode(rawValue, plusIsSpace: true)
-            else {
-                throw DecodingError(message: "a field has a bad percent escape, a NUL byte or invalid UTF-8.")
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            var equals: Int?
+            while end < bytes.count, bytes[end] != UInt8(ascii: "&") {
+                if equals == nil, bytes[end] == UInt8(ascii: "=") { equals = end }
+                end += 1
             }
-            fields.append(Field(name: name, value: value))
+            if end > start {
+                let nameEnd = equals ?? end
+                let valueStart = equals.map { $0 + 1 } ?? end
+                guard let name = PercentDecoding.decode(UnsafeBufferPointer(rebasing: bytes[start..<nameEnd]), plusIsSpace: true),
+                      let value = PercentDecoding.decode(UnsafeBufferPointer(rebasing: bytes[valueStart..<end]), plusIsSpace: true)
+                else {
+                    throw DecodingError(message: "a field has a bad percent escape, a NUL byte or invalid UTF-8.")
+                }
+                fields.append(Field(name: name, value: value))
+            }
+            start = end + 1
         }
         self.fields = fields
     }

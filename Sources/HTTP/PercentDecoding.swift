@@ -2,32 +2,41 @@
 enum PercentDecoding {
     /// Decodes `%XX` escapes (and `+` as a space when asked) and checks the result is UTF-8
     /// without NUL bytes; nil when any of that fails.
-    static func decode(_ bytes: some Collection<UInt8>, plusIsSpace: Bool) -> String? {
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool) -> String? {
+        let plus = plusIsSpace ? UInt8(ascii: "+") : UInt8(ascii: "%")
+        // Most fields and paths hold no escape: then their bytes are only checked.
+        guard bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == plus || $0 == 0 }) else {
+            return utf8(bytes)
+        }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index != bytes.endIndex {
+        var index = 0
+        while index < bytes.count {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "%"):
-                let high = bytes.index(after: index)
-                guard high != bytes.endIndex else { return nil }
-                let low = bytes.index(after: high)
-                guard low != bytes.endIndex,
-                      let h = hexValue(bytes[high]), let l = hexValue(bytes[low])
+                guard index + 2 < bytes.count,
+                      let h = hexValue(bytes[index + 1]), let l = hexValue(bytes[index + 2])
                 else { return nil }
                 output.append(h << 4 | l)
-                index = bytes.index(after: low)
+                index += 3
                 continue
             case UInt8(ascii: "+") where plusIsSpace:
                 output.append(UInt8(ascii: " "))
             default:
                 output.append(byte)
             }
-            index = bytes.index(after: index)
+            index += 1
         }
         guard !output.contains(0) else { return nil }
-        return String(validating: output, as: UTF8.self)
+        return output.withUnsafeBufferPointer(utf8)
+    }
+
+    /// The bytes as text if they are valid UTF-8: decoding repairs what is not, so a text whose
+    /// bytes differ from the input was repaired.
+    private static func utf8(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        return text.utf8.elementsEqual(bytes) ? text : nil
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

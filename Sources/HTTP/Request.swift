@@ -40,20 +40,22 @@ public struct Request: Sendable {
             self.init(method: method, path: target, query: FormData(), target: target, headers: headers, body: body)
             return
         }
-        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        let rawPath = parts.first.map(String.init) ?? ""
-        guard rawPath.hasPrefix("/") else {
+        guard target.hasPrefix("/") else {
             throw HTTPError(.badRequest, "The request target must start with “/”.")
         }
-        guard let path = PercentDecoding.decode(Array(rawPath.utf8), plusIsSpace: false) else {
-            throw HTTPError(.badRequest, "The path is not valid percent-encoded UTF-8.")
-        }
-        let query: FormData
-        do {
-            query = try FormData(urlEncoded: parts.count > 1 ? Array(parts[1].utf8) : [])
-        } catch {
-            throw HTTPError(.badRequest, "The query string is malformed: \(error.message)")
-        }
+        var bytes = target
+        let (path, query) = try bytes.withUTF8 { bytes -> Result<(String, FormData), HTTPError> in
+            let mark = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
+            guard let path = PercentDecoding.decode(UnsafeBufferPointer(rebasing: bytes[..<mark]), plusIsSpace: false) else {
+                return .failure(HTTPError(.badRequest, "The path is not valid percent-encoded UTF-8."))
+            }
+            guard mark < bytes.count else { return .success((path, FormData())) }
+            do throws(FormData.DecodingError) {
+                return .success((path, try FormData(urlEncoded: UnsafeBufferPointer(rebasing: bytes[(mark + 1)...]))))
+            } catch {
+                return .failure(HTTPError(.badRequest, "The query string is malformed: \(error.message)"))
+            }
+        }.get()
         // The target as sent: encoding the query again would only make a copy of it.
         self.init(method: method, path: path, query: query, target: target, headers: headers, body: body)
     }

@@ -49,6 +49,11 @@ struct FormDataTests {
         [UInt8(ascii: "a"), UInt8(ascii: "="), 0x00],
         [UInt8(ascii: "a"), UInt8(ascii: "="), 0xFF],
         [0xC3, UInt8(ascii: "="), UInt8(ascii: "1")],
+        // Without an escape, the bytes are only checked: truncated, overlong and surrogate UTF-8.
+        [UInt8(ascii: "a"), UInt8(ascii: "="), 0xE6, 0x97],
+        [UInt8(ascii: "a"), UInt8(ascii: "="), 0xC0, 0xAF, UInt8(ascii: "&"), UInt8(ascii: "b")],
+        [UInt8(ascii: "b"), UInt8(ascii: "&"), 0xED, 0xA0, 0x80, UInt8(ascii: "="), UInt8(ascii: "1")],
+        [UInt8(ascii: "a"), UInt8(ascii: "="), UInt8(ascii: "x"), 0x00, UInt8(ascii: "+")],
     ])
     func refusesRawNULAndInvalidUTF8Bytes(bytes: [UInt8]) {
         #expect(throws: FormData.DecodingError.self) { try FormData(urlEncoded: bytes) }
