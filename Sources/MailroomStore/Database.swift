@@ -22,9 +22,10 @@ final class Database {
     var keptRouting: Routing?
     /// Whether this connection keeps `keptRouting` (only the writer does: readers' snapshots
     /// age while they sit in the pool).
-    var keepsRouting = false
-    /// Set once the open transaction changes a mailbox's name or the addresses: until it ends,
-    /// routing reads the tables, and when it ends `routingEpoch` grows.
+    private(set) var keepsRouting = false
+    /// Set once the open transaction changes a mailbox's id or name or the addresses (by
+    /// `keepRouting`'s triggers): until it ends, routing reads the tables, and when it ends
+    /// `routingEpoch` grows.
     var routingChanged = false
     /// How many transactions on this connection changed the routing table (see `Store.packAhead`).
     private(set) var routingEpoch = 0
@@ -67,6 +68,30 @@ final class Database {
         try check(Self.registerRawText(on: handle, for: self), sql: nil)
         // And the text of a mail's HTML, which may be compressed (schema 14).
         try check(Self.registerHTMLText(on: handle, for: self), sql: nil)
+    }
+
+    /// Keeps the routing table on this connection from now on. Triggers of the connection's own
+    /// (TEMP) report every change to a mailbox's id or name and to the addresses, whichever
+    /// statement makes it: no write site has to remember to.
+    func keepRouting() throws(StoreError) {
+        let code = sqlite3_create_function_v2(
+            handle, "routing_changed", 0, SQLITE_UTF8, Unmanaged.passUnretained(self).toOpaque(),
+            { context, _, _ in
+                if let database = sqlite3_user_data(context) {
+                    Unmanaged<Database>.fromOpaque(database).takeUnretainedValue().routingChanged = true
+                }
+                sqlite3_result_null(context)
+            },
+            nil, nil, nil)
+        try check(code, sql: nil)
+        for (name, event) in [
+            ("mailbox_added", "INSERT ON mailboxes"), ("mailbox_renamed", "UPDATE OF id, name ON mailboxes"),
+            ("mailbox_removed", "DELETE ON mailboxes"), ("address_added", "INSERT ON addresses"),
+            ("address_changed", "UPDATE ON addresses"), ("address_removed", "DELETE ON addresses"),
+        ] {
+            try execute("CREATE TEMP TRIGGER routing_\(name) AFTER \(event) BEGIN SELECT routing_changed(); END")
+        }
+        keepsRouting = true
     }
 
     deinit {

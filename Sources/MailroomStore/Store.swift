@@ -86,7 +86,7 @@ public final class Store: @unchecked Sendable {
         try database.execute("PRAGMA foreign_keys = ON")
         try Schema.apply(pending, to: database)
         committed = Atomic(try Reader(database: database).revision())
-        database.keepsRouting = true
+        try database.keepRouting()
         writer = database
     }
 

@@ -6,7 +6,6 @@ extension Transaction {
     /// every message at a rank that keeps its library order.
     public func replaceAll(with library: Library) throws(StoreError) {
         try run("DELETE FROM messages", [])
-        database.routingChanged = true
         try run("DELETE FROM mailboxes WHERE id >= ?", [.integer(MailboxID.firstCustom)])
         for mailbox in library.mailboxes {
             try run("""

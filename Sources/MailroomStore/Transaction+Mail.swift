@@ -244,7 +244,6 @@ extension Transaction {
 
     /// Replaces the addresses that route mail to `box`.
     public func setAddresses(_ patterns: [String], for box: MailboxID) throws(StoreError) {
-        database.routingChanged = true
         try run("DELETE FROM addresses WHERE mailbox = ?", [.integer(box.rawValue)])
         for pattern in patterns {
             try run("INSERT OR IGNORE INTO addresses (pattern, mailbox) VALUES (?, ?)", [.text(pattern), .integer(box.rawValue)])

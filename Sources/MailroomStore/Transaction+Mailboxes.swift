@@ -7,7 +7,6 @@ extension Transaction {
     public func createMailbox(named name: String) throws(StoreError) -> MailboxID {
         let checked = try checkedName(name, renaming: nil)
         let id = MailboxID(rawValue: try takeCounter(Counter.nextMailboxID))
-        database.routingChanged = true
         try run("INSERT INTO mailboxes (id, name) VALUES (?, ?)", [.integer(id.rawValue), .text(checked)])
         return id
     }
@@ -15,7 +14,6 @@ extension Transaction {
     public func renameMailbox(_ id: MailboxID, to name: String) throws(StoreError) {
         guard !id.isSystem else { throw .refused(.systemMailbox(id)) }
         try requireMailbox(id)
-        database.routingChanged = true
         try run("UPDATE mailboxes SET name = ? WHERE id = ?", [.text(try checkedName(name, renaming: id)), .integer(id.rawValue)])
     }
 
@@ -27,7 +25,6 @@ extension Transaction {
         try requireMailbox(id)
         let ids = try rows("WHERE m.mailbox = ? ORDER BY m.rank DESC", [.integer(id.rawValue)]).map(\.message.id)
         try move(ids, from: id, to: .trash)
-        database.routingChanged = true
         try run("DELETE FROM mailboxes WHERE id = ?", [.integer(id.rawValue)])
         return ids.count
     }

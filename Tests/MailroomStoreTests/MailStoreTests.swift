@@ -309,4 +309,30 @@ import Testing
             #expect(try store.write { try $0.route(["x@scan.test", "paper@office.test"]) } == [.inbox])
         }
     }
+
+    /// The writer learns of a change to the routing table from SQLite, not from the code that
+    /// makes it: a statement written without routing in mind is seen too, and counts changing
+    /// with every message are not taken for a change.
+    @Test func routingFollowsAChangeMadeByAnyStatement() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            let scans = try store.write { try $0.createMailbox(named: "Scans") }
+            #expect(try store.write { try $0.route(["copier@office.test"]) } == [.inbox])
+            let before = store.routingEpoch.load(ordering: .acquiring)
+            try store.write { transaction in
+                try transaction.run("INSERT INTO addresses (pattern, mailbox) VALUES (?, ?)",
+                                    [.text("copier@office.test"), .integer(scans.rawValue)])
+                #expect(try transaction.route(["copier@office.test"]) == [scans])
+            }
+            #expect(try store.write { try $0.route(["copier@office.test"]) } == [scans])
+            try store.write { try $0.run("UPDATE mailboxes SET name = 'Paper' WHERE id = ?", [.integer(scans.rawValue)]) }
+            #expect(try store.write { try $0.route(["paper@office.test", "scans@office.test"]) } == [scans])
+            let changed = store.routingEpoch.load(ordering: .acquiring)
+            #expect(changed == before + 2)
+            // Mail changes a mailbox's counts, never its routing.
+            try store.write { _ = try $0.addMail(mail("Counted"), to: [.inbox], at: 1_000) }
+            #expect(store.routingEpoch.load(ordering: .acquiring) == changed)
+        }
+    }
 }
