@@ -46,6 +46,7 @@ final class Database {
     /// that is not a database. `buffersLog` (the writer's connection, which syncs every commit)
     /// writes each commit's log frames in one call (`LogBuffering`).
     init(path: String, buffersLog: Bool = false) throws(StoreError) {
+        _ = Self.isConfigured
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let vfs = buffersLog && LogBuffering.isRegistered ? LogBuffering.name : nil
@@ -69,6 +70,11 @@ final class Database {
         // And the text of a mail's HTML, which may be compressed (schema 14).
         try check(Self.registerHTMLText(on: handle, for: self), sql: nil)
     }
+
+    /// Whether SQLite took Mailroom's process-wide settings, made once before anything in the
+    /// process initializes it (a connection's opening, the log VFS's registration): without
+    /// memory counting, connections on different threads share no lock to allocate.
+    static let isConfigured = mailroom_sqlite_count_no_memory() == SQLITE_OK
 
     /// Keeps the routing table on this connection from now on. Triggers of the connection's own
     /// (TEMP) report every change to a mailbox's id or name and to the addresses, whichever

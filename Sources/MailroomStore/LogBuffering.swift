@@ -20,6 +20,7 @@ enum LogBuffering {
     /// Registers the VFS once: false when it could not be, and connections then open the
     /// default one.
     static let isRegistered: Bool = {
+        _ = Database.isConfigured
         guard let base = underlyingVFS else { return false }
         let vfs = UnsafeMutablePointer<sqlite3_vfs>.allocate(capacity: 1)
         vfs.initialize(to: base.pointee)

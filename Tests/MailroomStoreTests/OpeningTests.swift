@@ -1,3 +1,4 @@
+import CSQLite
 import Glibc
 import MailroomCore
 @testable import MailroomStore
@@ -17,6 +18,18 @@ import Testing
             let second = try Store(path: path)
             #expect(try second.library().message(MessageID(1))?.subject == "still mine")
             second.close()
+        }
+    }
+
+    /// SQLite takes the process-wide settings before it first initializes, however the process
+    /// first reaches it: its allocations then share no counting lock between threads.
+    @Test func sqliteCountsNoMemoryOnceAStoreHasBeenOpened() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.write { _ = try $0.createMailbox(named: "Scans") }
+            #expect(Database.isConfigured)
+            #expect(sqlite3_memory_used() == 0)
         }
     }
 
