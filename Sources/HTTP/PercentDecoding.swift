@@ -3,9 +3,8 @@ enum PercentDecoding {
     /// Decodes `%XX` escapes (and `+` as a space when asked) and checks the result is UTF-8
     /// without NUL bytes; nil when any of that fails.
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool) -> String? {
-        let plus = plusIsSpace ? UInt8(ascii: "+") : UInt8(ascii: "%")
         // Most fields and paths hold no escape: then their bytes are only checked.
-        guard bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == plus || $0 == 0 }) else {
+        guard bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == 0 || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else {
             return utf8(bytes)
         }
         var output: [UInt8] = []

@@ -33,15 +33,14 @@ public struct Request: Sendable {
 
     /// Splits a request target such as `/a%20b?x=1` into its decoded path and query.
     public init(method: Method, target: String, headers: Headers = Headers(), body: [UInt8] = []) throws(HTTPError) {
-        // Most targets are a plain path: nothing to split or decode.
         // (`hasPrefix` compares characters: a slash that a combining mark joins is no slash.)
-        if target.hasPrefix("/"),
-           !target.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") || $0 == 0 }) {
-            self.init(method: method, path: target, query: FormData(), target: target, headers: headers, body: body)
-            return
-        }
         guard target.hasPrefix("/") else {
             throw HTTPError(.badRequest, "The request target must start with “/”.")
+        }
+        // Most targets are a plain path: nothing to split or decode.
+        if !target.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") || $0 == 0 }) {
+            self.init(method: method, path: target, query: FormData(), target: target, headers: headers, body: body)
+            return
         }
         var bytes = target
         let (path, query) = try bytes.withUTF8 { bytes -> Result<(String, FormData), HTTPError> in

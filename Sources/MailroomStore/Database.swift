@@ -34,8 +34,9 @@ final class Database {
     /// each with the text its body is indexed by: written before any other statement runs on
     /// this connection (`writeHeldIndexRows`), so nothing ever sees the index without them.
     var heldIndexRows: [(id: Int64, body: String)] = []
-    /// While true, the statements that run are `addMail`'s own, and held rows stay held.
-    var isStoringMail = false
+    /// While true (`keepingIndexRowsHeld`), the statements that run touch neither search index,
+    /// and held rows stay held.
+    private var keepsIndexRowsHeld = false
     /// Whether held rows have turned off the trigger that indexes a new body (`indexed_in_bulk`).
     var indexTriggerHeld = false
     /// Why held rows could not be written: every later statement fails with it until the
@@ -289,13 +290,13 @@ final class Database {
         }
     }
 
-    /// Writes the held search-index rows, and turns the body trigger back on, unless `addMail`
-    /// is running. The mail of one commit is so indexed together, after all its rows: the index
+    /// Writes the held search-index rows, and turns the body trigger back on, unless
+    /// `keepingIndexRowsHeld` is running. The mail of one commit is so indexed together, after all its rows: the index
     /// keeps its new words in memory until a statement that may need undoing part-way (one
     /// that fires triggers, as storing a message does) makes it write them out, so indexing
     /// each message at once would write a segment per message.
     func writeHeldIndexRows() throws(StoreError) {
-        guard !isStoringMail else { return }
+        guard !keepsIndexRowsHeld else { return }
         if let heldRowsFailure { throw heldRowsFailure }
         guard indexTriggerHeld || !heldIndexRows.isEmpty else { return }
         let rows = heldIndexRows
@@ -311,12 +312,13 @@ final class Database {
         }
     }
 
-    /// Runs `body`, whose statements touch neither search index, without writing held rows first.
-    func keepingIndexRowsHeld(_ body: () throws(StoreError) -> Void) throws(StoreError) {
-        let storing = isStoringMail
-        isStoringMail = true
-        defer { isStoringMail = storing }
-        try body()
+    /// Runs `body`, whose statements touch neither search index, without writing held rows first:
+    /// storing mail (which holds its own rows) and the rows that go with it.
+    func keepingIndexRowsHeld<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
+        let keeping = keepsIndexRowsHeld
+        keepsIndexRowsHeld = true
+        defer { keepsIndexRowsHeld = keeping }
+        return try body()
     }
 
     /// Turns the trigger that indexes a new body off (held) or on.

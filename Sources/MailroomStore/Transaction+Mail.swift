@@ -94,33 +94,33 @@ extension Transaction {
     private func addMail(_ mail: IncomingMail, to boxes: [MailboxID], at time: Int64, importKey: [UInt8]?) throws(StoreError) -> [MessageID] {
         // Mail stored one message after another is indexed together, once any other statement
         // runs (see `Database.writeHeldIndexRows`); until then only these statements run.
-        database.isStoringMail = true
-        defer { database.isStoringMail = false }
-        let targets = boxes.isEmpty ? [MailboxID.inbox] : boxes
-        let raw = try takeCounter("next_raw_id")
-        _ = try storeRaw(mail, as: raw, in: targets[0], importKey: nil)
-        let subject = mail.subject.isEmpty ? "(no subject)" : mail.subject
-        let text = mail.prepared ?? PreparedText(mail)
-        var ids: [MessageID] = []
-        // Indexed from the prepared text rather than by the trigger, which would read the body
-        // back (out of the compressed raw mail, when it is kept there) and work out again what
-        // `text` holds, on the one writer. The trigger stays off until the held rows are written.
-        if !database.indexTriggerHeld {
-            try holdIndexTriggers(true)
-            database.indexTriggerHeld = true
-        }
-        for box in targets {
-            let (id, rank) = try newMessagePlace(in: box)
-            let message = Message(id: MessageID(id), subject: subject, body: mail.text, author: mail.sender, createdAt: time)
-            try insertRows(message, into: box, rank: rank, origin: nil, isUnread: true, isFlagged: false,
-                           bodyInRaw: text.bodyInRaw, preview: text.preview) { id throws(StoreError) in
-                try insertDetails(of: mail, raw: raw, as: id)
+        try database.keepingIndexRowsHeld { () throws(StoreError) -> [MessageID] in
+            let targets = boxes.isEmpty ? [MailboxID.inbox] : boxes
+            let raw = try takeCounter("next_raw_id")
+            _ = try storeRaw(mail, as: raw, in: targets[0], importKey: nil)
+            let subject = mail.subject.isEmpty ? "(no subject)" : mail.subject
+            let text = mail.prepared ?? PreparedText(mail)
+            var ids: [MessageID] = []
+            // Indexed from the prepared text rather than by the trigger, which would read the body
+            // back (out of the compressed raw mail, when it is kept there) and work out again what
+            // `text` holds, on the one writer. The trigger stays off until the held rows are written.
+            if !database.indexTriggerHeld {
+                try holdIndexTriggers(true)
+                database.indexTriggerHeld = true
             }
-            database.heldIndexRows.append((id, text.indexedBody))
-            ids.append(message.id)
+            for box in targets {
+                let (id, rank) = try newMessagePlace(in: box)
+                let message = Message(id: MessageID(id), subject: subject, body: mail.text, author: mail.sender, createdAt: time)
+                try insertRows(message, into: box, rank: rank, origin: nil, isUnread: true, isFlagged: false,
+                               bodyInRaw: text.bodyInRaw, preview: text.preview) { id throws(StoreError) in
+                    try insertDetails(of: mail, raw: raw, as: id)
+                }
+                database.heldIndexRows.append((id, text.indexedBody))
+                ids.append(message.id)
+            }
+            try addTags(mail.tags, toMessages: ids)
+            return ids
         }
-        try addTags(mail.tags, toMessages: ids)
-        return ids
     }
 
     /// While held, a new body row is not indexed by its trigger (`index_body`): the caller
