@@ -133,11 +133,12 @@ public struct Router<Context, Info: Sendable>: Sendable {
     }
 
     /// What the captures of `segments` take from `path` when the path fits them (it has as
-    /// many segments; `path` starts with "/"), or nil when it does not fit. Compared as bytes.
+    /// many segments; `path` starts with "/"), or nil when it does not fit. Compared as bytes;
+    /// the captured segments are taken in a second walk, only from a path that fits.
     @inlinable
     static func captures(of segments: [Segment], in path: String) -> RouteParameters? {
         var path = path
-        var ranges: [(name: String, range: Range<Int>)] = []
+        var captureCount = 0
         let fits = path.withUTF8 { bytes -> Bool in
             var start = 0
             for segment in segments {
@@ -150,19 +151,27 @@ public struct Router<Context, Info: Sendable>: Sendable {
                         word.count == end - start && (word.isEmpty || memcmp(word.baseAddress!, bytes.baseAddress! + start, word.count) == 0)
                     }
                     guard same else { return false }
-                case .capture(let name):
+                case .capture:
                     guard start != end else { return false }
-                    ranges.append((name, start..<end))
+                    captureCount += 1
                 }
                 start = end
             }
             return true
         }
         guard fits else { return nil }
+        guard captureCount > 0 else { return RouteParameters([]) }
+        var values: [(name: String, value: Substring)] = []
+        values.reserveCapacity(captureCount)
         let utf8 = path.utf8
-        return RouteParameters(ranges.map { name, range in
-            (name, path[utf8.index(utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)])
-        })
+        var start = utf8.startIndex
+        for segment in segments {
+            start = utf8.index(after: start)
+            let end = utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? utf8.endIndex
+            if case .capture(let name) = segment { values.append((name: name, value: path[start..<end])) }
+            start = end
+        }
+        return RouteParameters(values)
     }
 }
 
@@ -171,8 +180,8 @@ public struct RouteParameters: Sendable {
     @usableFromInline let values: [(name: String, value: Substring)]
 
     @usableFromInline
-    init(_ values: [(String, Substring)]) {
-        self.values = values.map { (name: $0.0, value: $0.1) }
+    init(_ values: [(name: String, value: Substring)]) {
+        self.values = values
     }
 
     /// The segment captured as `:name`; empty when the route has no such capture (a mistake

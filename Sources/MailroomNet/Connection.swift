@@ -47,7 +47,7 @@ final class Connection {
     static let streamPiece = 256 * 1_024
 
     /// Where every answer, event and piece of a download is written.
-    var writer: SocketWriter { SocketWriter(bufferevent) }
+    var writer: SocketWriter { SocketWriter(bufferevent, socket: socket) }
 
     init?(loop: EventLoop, socket: Int32, peer: String, serial: UInt64) {
         guard let bufferevent = bufferevent_socket_new(loop.base, socket, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {

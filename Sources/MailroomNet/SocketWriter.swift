@@ -6,9 +6,13 @@ private import CLibevent
 /// bufferevent's output, which libevent writes as the socket takes more.
 struct SocketWriter {
     let bufferevent: OpaquePointer
+    /// The bufferevent's socket, when its owner already knows it: asking libevent takes the
+    /// bufferevent's lock and a call through its table, on every answer.
+    private let socket: Socket?
 
-    init(_ bufferevent: OpaquePointer) {
+    init(_ bufferevent: OpaquePointer, socket: Socket? = nil) {
         self.bufferevent = bufferevent
+        self.socket = socket
     }
 
     /// Bytes waiting in libevent's output.
@@ -26,7 +30,7 @@ struct SocketWriter {
     /// Sends what the socket takes at once, if nothing is queued ahead: how many bytes it took.
     func sendNow(_ head: [UInt8], _ body: [UInt8] = []) -> Int {
         guard queued == 0 else { return 0 }
-        return Socket(bufferevent_getfd(bufferevent)).sendNow(head, body)
+        return (socket ?? Socket(bufferevent_getfd(bufferevent))).sendNow(head, body)
     }
 
     /// Queues `bytes` from `start` on. A large rest is queued by reference: libevent writes

@@ -23,7 +23,7 @@ public final class MailroomApp: Sendable {
     let rowCache = RowCache()
     /// Whole list pages, head prepared and security headers included, kept per mailbox while
     /// it is unchanged (see `PageTag`).
-    let pages = RevisionCache<String, Response>(maxEntries: 256, maxCost: 8 << 20)
+    let pages = RevisionCache<PageKey, KeptPage>(maxEntries: 256, maxCost: 8 << 20)
     /// The rows of list pages (a mailbox in its own order, not a search), kept per mailbox
     /// while it is unchanged: edit mode, ticks and notices show the same rows, read once.
     let slices = RevisionCache<SliceKey, ListSlice>(maxEntries: 256)

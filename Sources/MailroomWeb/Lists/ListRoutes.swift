@@ -8,24 +8,28 @@ extension MailroomApp {
         // Loaded before the page is read: the page shows at least this revision of the mailbox.
         let revision = service.revision(of: box)
         let now = now()
+        let day = now / 86_400
         // Unchanged rows, the same counts in the sidebar, the same address and the same day:
-        // the browser's copy is current. An address that is cached, or that the browser holds,
-        // was read (and checked) already.
-        let etag = PageTag.for(
-            boot: boot, revision: Int(revision), counts: try sidebarCounts(), target: request.target, day: now / 86_400)
-        if let cached = pages.value(etag, in: box, revision: revision) {
-            return PageTag.matches(request, etag) ? PageTag.notModified(etag) : cached
+        // the kept page, or the browser's copy, is current. An address that is kept, or that
+        // the browser holds, was read (and checked) already. A kept page is found without
+        // making its tag, which is kept with it.
+        let counts = try sidebarCounts()
+        if let kept = pages.value(PageKey(counts: counts, day: day, target: request.target), in: box, revision: revision) {
+            return PageTag.matches(request, kept.etag) ? PageTag.notModified(kept.etag) : kept.response
         }
+        let etag = PageTag.for(boot: boot, revision: Int(revision), counts: counts, target: request.target, day: day)
         let requested = try ListQuery.state(from: request.query)
         if PageTag.matches(request, etag) { return PageTag.notModified(etag) }
         let (html, shown) = try renderPage(box, requested, notice: Notice(from: request.query), now: now)
         // Tagged with the counts it shows, which may be newer than those loaded above.
-        let tag = PageTag.for(boot: boot, revision: Int(revision), mailboxes: shown, target: request.target, day: now / 86_400)
+        let shownCounts = PageTag.counts(shown)
+        let tag = PageTag.for(boot: boot, revision: Int(revision), counts: shownCounts, target: request.target, day: day)
         var response = Response(html: html)
         response.headers.add("ETag", tag)
         SecurityHeaders.apply(to: &response)
         let answer = response.prepared()
-        pages.store(answer, for: tag, in: box, revision: revision, cost: answer.body.count)
+        pages.store(KeptPage(etag: tag, response: answer), for: PageKey(counts: shownCounts, day: day, target: request.target),
+                    in: box, revision: revision, cost: answer.body.count)
         return answer
     }
 

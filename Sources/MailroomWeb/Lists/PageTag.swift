@@ -42,3 +42,17 @@ enum PageTag {
         Response(status: .notModified, headers: Headers([("ETag", etag)]))
     }
 }
+
+/// What a kept list page is found by within its mailbox's revision: everything else its tag
+/// says (`PageTag.for`), so that a request for a kept page makes no tag.
+struct PageKey: Hashable, Sendable {
+    let counts: String
+    let day: Int64
+    let target: String
+}
+
+/// A list page kept whole, with the tag it was sent with.
+struct KeptPage: Sendable {
+    let etag: String
+    let response: Response
+}

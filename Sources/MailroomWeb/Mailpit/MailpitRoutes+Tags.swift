@@ -27,7 +27,7 @@ extension MailpitApp {
         default: throw HTTPError(.badRequest, "“Tags” must be an array of names.")
         }
         guard !ids.isEmpty else { return Self.ok }
-        try MailroomApp.serving { () throws(ServiceError) in try service.setTags(names, of: ids) }
+        _ = try MailroomApp.serving { () throws(ServiceError) in try service.setTags(names, of: ids) }
         return Self.ok
     }
 
