@@ -91,8 +91,8 @@ for count in [50, 500, 1_000, 5_000] {
     if count == 50 {
         // The whole answer from the bytes a client sends, as a connection makes it: parsed,
         // answered from the kept page (or Public/), and its head written. Only the socket is missing.
-        for (name, path) in [("GET inbox page, 50, from request bytes to head", "/mailboxes/inbox"),
-                             ("GET /style.css, from request bytes to head", "/style.css")] {
+        for (name, path) in [("GET inbox page, 50, request bytes to head", "/mailboxes/inbox"),
+                             ("GET /style.css, request bytes to head", "/style.css")] {
             let sent = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n".utf8)
             let limits = RequestLimits(maxURLBytes: 8_192, maxHeaderBytes: 16_384, maxHeaderCount: 100, maxBodyBytes: 1 << 20)
             var headBytes = 0
