@@ -11,6 +11,8 @@ import Glibc
 final class Database {
     private let handle: OpaquePointer
     let path: String
+    /// Whether this connection's log goes through `LogBuffering` (the writer's).
+    let buffersLog: Bool
     /// Statements compiled once per connection and reused, by their SQL.
     private var compiled: [String: Statement] = [:]
     /// This connection's zstd contexts and the raw-mail dictionaries it has loaded, by id (a
@@ -62,6 +64,7 @@ final class Database {
         }
         handle = opened
         self.path = path
+        self.buffersLog = vfs != nil
         // Extended codes tell a foreign key failure (787) from other constraint failures.
         try check(sqlite3_extended_result_codes(handle, 1), sql: nil)
         // The search index's triggers call it (schema 7), so every connection that writes needs it.
@@ -161,6 +164,12 @@ final class Database {
             throw .sqlite(code: sqlite3_errcode(target), message: Self.reason(target), sql: "PRAGMA journal_mode = DELETE")
         }
     }
+
+    /// How many bytes of this connection's log are held unwritten (`LogBuffering`), for tests.
+    var heldLogBytes: Int { LogBuffering.heldBytes(of: handle) }
+
+    /// For tests: the next `count` writes of held log bytes fail as on a full disk.
+    func failHeldLogWrites(_ count: Int) { LogBuffering.failHeldWrites(of: handle, count: count) }
 
     /// Runs one or more statements that bind nothing and return nothing the caller needs.
     func execute(_ sql: String) throws(StoreError) {
@@ -340,6 +349,7 @@ final class Database {
         heldIndexRows = []
         indexTriggerHeld = false
         heldRowsFailure = nil
+        defer { if buffersLog { LogBuffering.dropHeld(of: handle) } }
         // SQLite rolls back by itself after some errors (a full disk, an I/O error).
         guard sqlite3_get_autocommit(handle) == 0 else { return }
         // A failed ROLLBACK has nothing to add to the error that led here, which the caller throws.

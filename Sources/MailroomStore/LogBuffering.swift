@@ -7,13 +7,16 @@ import Glibc
 ///
 /// SQLite appends each frame of a commit with two writes, its 24-byte header and then its page:
 /// at intake about a dozen system calls a message. This VFS, laid over the default one and used
-/// by the writer's connection alone, gathers what SQLite appends to the log and writes it in one
-/// call when SQLite syncs the log, reads it, writes anywhere else in it, or asks its size.
+/// by the writer's connection alone, gathers what SQLite appends to the log and writes it in
+/// 64 KiB pieces when SQLite syncs the log, reads it, writes anywhere else in it, or asks its size.
 ///
 /// Nothing held here is ever looked for elsewhere: with `synchronous = FULL` (the writer's
-/// setting) SQLite syncs the log before it makes a commit visible to other connections, and
-/// frames spilled before a commit are visible to no one but the writer, whose reads flush first.
-/// A commit is as durable as before: it returns only after the sync, which writes, then syncs.
+/// setting, made where `Store` opens it; at any lower level this VFS must not be used) SQLite
+/// syncs the log before it makes a commit visible to other connections, and frames spilled before a commit are visible to no one
+/// but the writer, whose reads flush first. A commit is as durable as before: it returns only
+/// after the sync, which writes, then syncs. Bytes a failed write did not take stay held, and
+/// every later sync tries them again, so a sync never succeeds over a hole in the log; after a
+/// rollback, what is held belongs to frames SQLite has let go, and is dropped (`dropHeld`).
 enum LogBuffering {
     static let name = "mailroom-log-buffering"
 
@@ -48,6 +51,33 @@ enum LogBuffering {
         return sqlite3_vfs_register(vfs, 0) == SQLITE_OK
     }()
 
+    /// Forgets what the log of `connection` holds: called after its transaction is rolled back,
+    /// when every frame not yet written belongs to that transaction, which SQLite will neither
+    /// read again nor publish. Written later, after the write lock is gone, they could land on
+    /// frames another process has committed since.
+    static func dropHeld(of connection: OpaquePointer) {
+        if let file = log(of: connection) { buffered(file).pointee.count = 0 }
+    }
+
+    /// How many bytes the log of `connection` holds unwritten, for tests.
+    static func heldBytes(of connection: OpaquePointer) -> Int {
+        log(of: connection).map { buffered($0).pointee.count } ?? 0
+    }
+
+    /// For tests: the next `count` writes of what the log of `connection` holds fail with
+    /// SQLITE_FULL, as on a full disk.
+    static func failHeldWrites(of connection: OpaquePointer, count: Int) {
+        if let file = log(of: connection) { buffered(file).pointee.failingWrites = count }
+    }
+
+    /// The log file of `connection`, if this VFS opened it.
+    private static func log(of connection: OpaquePointer) -> UnsafeMutablePointer<sqlite3_file>? {
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(connection, "main", SQLITE_FCNTL_JOURNAL_POINTER, &file) == SQLITE_OK, let file,
+              file.pointee.pMethods == UnsafePointer(methods) else { return nil }
+        return file
+    }
+
     /// At most this much is held: a longer run of appends is written as it fills.
     static let capacity = 1 << 20
     /// How much one write to the real file carries.
@@ -66,6 +96,8 @@ private struct BufferedFile {
     /// Where in the file the held bytes go, and how many there are.
     var start: sqlite3_int64
     var count: Int
+    /// For tests: how many of the next writes of held bytes fail, as on a full disk.
+    var failingWrites = 0
 }
 
 private func buffered(_ file: UnsafeMutablePointer<sqlite3_file>) -> UnsafeMutablePointer<BufferedFile> {
@@ -81,22 +113,35 @@ private func realMethods(_ file: UnsafeMutablePointer<sqlite3_file>) -> sqlite3_
     realFile(file).pointee.pMethods.unsafelyUnwrapped.pointee
 }
 
-/// Writes what is held, in one call: SQLITE_OK, or the error of that write (what was held is
-/// dropped either way: after a failed write SQLite rolls the commit back).
+/// Writes what is held: SQLITE_OK, or the error of the write that failed. What that write and
+/// those after it did not take stays held, where it was, for the next flush: SQLite was told
+/// these bytes were written, and a statement that fails on a read does not undo the frames it
+/// did not write, so they may still be part of a commit.
 private func flush(_ file: UnsafeMutablePointer<sqlite3_file>) -> Int32 {
     let state = buffered(file)
     guard state.pointee.count > 0, let buffer = state.pointee.buffer else { return SQLITE_OK }
     let count = state.pointee.count
-    state.pointee.count = 0
     guard let write = realMethods(file).xWrite else { return SQLITE_IOERR }
     // The default VFS writes less than 128 KiB a call (it masks larger counts): so do we.
     var written = 0
     while written < count {
         let piece = min(LogBuffering.piece, count - written)
-        let code = write(realFile(file), buffer + written, Int32(piece), state.pointee.start + sqlite3_int64(written))
-        guard code == SQLITE_OK else { return code }
+        let code: Int32
+        if state.pointee.failingWrites > 0 {
+            state.pointee.failingWrites -= 1
+            code = SQLITE_FULL
+        } else {
+            code = write(realFile(file), buffer + written, Int32(piece), state.pointee.start + sqlite3_int64(written))
+        }
+        guard code == SQLITE_OK else {
+            memmove(buffer, buffer + written, count - written)
+            state.pointee.start += sqlite3_int64(written)
+            state.pointee.count = count - written
+            return code
+        }
         written += piece
     }
+    state.pointee.count = 0
     return SQLITE_OK
 }
 

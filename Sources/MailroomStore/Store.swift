@@ -81,7 +81,9 @@ public final class Store: @unchecked Sendable {
             migrationBackup = nil
         }
         try database.execute("PRAGMA journal_mode = WAL")
-        // FULL syncs the log at every commit: a committed change survives power loss.
+        // FULL syncs the log at every commit: a committed change survives power loss. It is
+        // also what makes the writer's held log (`LogBuffering`) safe: at a lower level SQLite
+        // shows a commit to other connections before it syncs, and so writes, its frames.
         try database.execute("PRAGMA synchronous = FULL")
         try database.execute("PRAGMA foreign_keys = ON")
         try Schema.apply(pending, to: database)
