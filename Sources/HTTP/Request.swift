@@ -48,6 +48,11 @@ public struct Request: Sendable {
             guard let path = PercentDecoding.decode(UnsafeBufferPointer(rebasing: bytes[..<mark]), plusIsSpace: false) else {
                 return .failure(HTTPError(.badRequest, "The path is not valid percent-encoded UTF-8."))
             }
+            // An escaped mark right after the slash (`/%CC%81`) joins it into one character
+            // that is no slash: a path every route and file takes to start with "/" must.
+            guard path.hasPrefix("/") else {
+                return .failure(HTTPError(.badRequest, "The path must start with “/” on its own."))
+            }
             guard mark < bytes.count else { return .success((path, FormData())) }
             do throws(FormData.DecodingError) {
                 return .success((path, try FormData(urlEncoded: UnsafeBufferPointer(rebasing: bytes[(mark + 1)...]))))

@@ -242,11 +242,14 @@ private struct Head {
         }
         var authority: String?
         // The usual origin form ("/path") needs no look for a scheme.
+        // Bytes, not characters, as for the origin form: a mark after "?" does not hide it.
         for scheme in ["http://", "https://"] where rawTarget.first != UInt8(ascii: "/") && target.lowercased().hasPrefix(scheme) {
-            let rest = target.dropFirst(scheme.count)
-            let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-            authority = String(rest[..<end])
-            let tail = rest[end...]
+            let rest = target.utf8.dropFirst(scheme.utf8.count)
+            let end = rest.firstIndex { byte in
+                byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+            } ?? rest.endIndex
+            authority = String(Substring(rest[..<end]))
+            let tail = Substring(rest[end...])
             target = tail.hasPrefix("/") ? String(tail) : "/" + tail
         }
         return .success(Head(method: Method(methodBytes), target: target, minorVersion: minor, authority: authority))

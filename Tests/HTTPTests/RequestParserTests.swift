@@ -260,6 +260,8 @@ struct RequestParserTests {
         ("GET https://mail.example/d HTTP/1.1\r\n\r\n", "mail.example", "/d", ""),
         // RFC 9112 3.2.2: the target's authority wins over a Host field.
         ("GET http://mail.example/e HTTP/1.1\r\nHost: other.example\r\n\r\n", "mail.example", "/e", ""),
+        // The authority ends at the "?" byte, though a mark after it makes one character of both.
+        ("GET http://mail.example?\u{301}x=1 HTTP/1.1\r\n\r\n", "mail.example", "/", "%CC%81x=1"),
     ])
     func anAbsoluteFormTargetGivesTheHostAndThePath(text: String, host: String, path: String, query: String) throws {
         let outcome = parse(text)

@@ -16,6 +16,9 @@ struct RequestTests {
         ("/messages/12?keep=unread", "/messages/12", [["keep", "unread"]]),
         ("//double", "//double", []),
         ("/%2e%2e/etc/passwd", "/../etc/passwd", []),
+        // The query starts at the first "?" byte, even where a mark after it makes one character.
+        ("/x?\u{301}a=1", "/x", [["\u{301}a", "1"]]),
+        ("/x\u{600}?a=1", "/x\u{600}", [["a", "1"]]),
     ] as [(String, String, [[String]])])
     func splitsAndDecodesPathAndQuery(target: String, path: String, query: [[String]]) throws {
         let request = try Request(method: .get, target: target)
@@ -30,7 +33,7 @@ struct RequestTests {
         #expect(error?.status.code == 400)
     }
 
-    @Test(arguments: ["/%", "/%4", "/a%zz", "/%FF", "/%C3", "/a%00b", "/%00"])
+    @Test(arguments: ["/%", "/%4", "/a%zz", "/%FF", "/%C3", "/a%00b", "/%00", "/%CC%81", "/%CC%81?a=1"])
     func refusesABadPathWithA400(target: String) {
         let error = #expect(throws: HTTPError.self) { try Request(method: .get, target: target) }
         #expect(error?.status == .badRequest)
