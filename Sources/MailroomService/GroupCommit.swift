@@ -79,7 +79,7 @@ final class GroupCommit: Sendable {
     }
 
     /// Queues `entry` and returns once its batch is done; `commit` runs on the leading thread.
-    func submit(_ entry: Entry, commit: ([Entry]) -> Void) {
+    func submit(_ entry: Entry, commit: @escaping @Sendable ([Entry]) -> Void) {
         guard enqueue(entry, expected: false) else {
             entry.done.wait()
             return
@@ -106,7 +106,10 @@ final class GroupCommit: Sendable {
     }
 
     /// Commits batches while commands keep coming; `own` is the leading caller's entry, if any.
-    private func lead(_ own: Entry?, commit: ([Entry]) -> Void) {
+    /// A caller leads only the batch that holds its own entry (the first): then it goes back to
+    /// its request, and what came meanwhile is led on the leaders' queue, so a post is never
+    /// kept committing others' mail for as long as mail keeps arriving.
+    private func lead(_ own: Entry?, commit: @escaping @Sendable ([Entry]) -> Void) {
         while true {
             waitForStragglers()
             let batch = queue.withLock { queue -> [Entry] in
@@ -119,6 +122,14 @@ final class GroupCommit: Sendable {
             commit(batch)
             for queued in batch { queued.finish() }
             for other in batch where other !== own { other.wake() }
+            guard own != nil else { continue }
+            let more = queue.withLock { queue -> Bool in
+                if queue.entries.isEmpty { queue.isLeading = false }
+                return !queue.entries.isEmpty
+            }
+            // Still leading: the leaders' queue takes over.
+            if more { leaders.async { self.lead(nil, commit: commit) } }
+            return
         }
     }
 

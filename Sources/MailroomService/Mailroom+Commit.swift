@@ -34,13 +34,16 @@ extension Mailroom {
                 do {
                     outcome = .success(try transaction.attempt { () throws -> Result in try command(transaction) })
                     return true
+                } catch let ended as TransactionEnded {
+                    outcome = .failure(Self.said(ended.cause))
+                    throw ended
                 } catch {
                     outcome = .failure(Self.said(error))
                     return false
                 }
             }
             entry.touched = touching
-            commits.submit(entry, commit: commitBatch)
+            commits.submit(entry) { [self] batch in commitBatch(batch) }
             return entry.saveFailure
         }
         if let saveFailure { throw saveFailure }
@@ -65,8 +68,11 @@ extension Mailroom {
                 try transaction.attempt { () throws -> Void in try command(transaction) }
                 return true
             } catch {
-                failure.error = error as? ServiceError ?? Self.said(error) as? ServiceError
-                    ?? .unavailable("\(ServiceError.changing) (\(error))")
+                let cause = (error as? TransactionEnded)?.cause ?? error
+                failure.error = cause as? ServiceError ?? Self.said(cause) as? ServiceError
+                    ?? .unavailable("\(ServiceError.changing) (\(cause))")
+                // The batch stops here and fails as a whole (see `TransactionEnded`).
+                if error is TransactionEnded { throw error }
                 return false
             }
         }, whenDone: { entry in

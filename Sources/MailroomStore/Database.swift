@@ -39,6 +39,8 @@ final class Database {
     /// While true (`keepingIndexRowsHeld`), the statements that run touch neither search index,
     /// and held rows stay held.
     private var keepsIndexRowsHeld = false
+    /// A ROLLBACK failed and may have left its transaction open.
+    private var rollbackFailed = false
     /// Whether held rows have turned off the trigger that indexes a new body (`indexed_in_bulk`).
     var indexTriggerHeld = false
     /// Why held rows could not be written: every later statement fails with it until the
@@ -285,8 +287,17 @@ final class Database {
         compiled = [:]
     }
 
+    /// Whether a transaction is open on this connection.
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
     /// Runs `body` in one write transaction: all of it is committed, or none of it.
     func transaction<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
+        // A ROLLBACK that failed (see `rollback`) left its transaction open: ended now, or
+        // every later BEGIN would fail with it.
+        if rollbackFailed {
+            if isInTransaction { try execute("ROLLBACK") }
+            rollbackFailed = false
+        }
         try run("BEGIN IMMEDIATE")
         defer { endRoutingChange() }
         do throws(StoreError) {
@@ -351,9 +362,10 @@ final class Database {
         heldRowsFailure = nil
         defer { if buffersLog { LogBuffering.dropHeld(of: handle) } }
         // SQLite rolls back by itself after some errors (a full disk, an I/O error).
-        guard sqlite3_get_autocommit(handle) == 0 else { return }
-        // A failed ROLLBACK has nothing to add to the error that led here, which the caller throws.
-        _ = try? execute("ROLLBACK")
+        guard isInTransaction else { return }
+        // A failed ROLLBACK has nothing to add to the error that led here, which the caller
+        // throws; the next transaction tries it again first.
+        do throws(StoreError) { try execute("ROLLBACK") } catch { rollbackFailed = true }
     }
 
     /// `PRAGMA user_version`: the schema version Mailroom wrote into the file.

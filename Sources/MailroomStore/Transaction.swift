@@ -15,17 +15,25 @@ public final class Transaction: Reader {
     }
 
     /// Runs `body` so that, when it throws, nothing it did is kept, while the rest of the
-    /// transaction goes on (a savepoint).
+    /// transaction goes on (a savepoint). When the error ended the whole transaction, or its
+    /// savepoint cannot be undone, it throws `TransactionEnded`: nothing more may run in it.
     public func attempt<Result>(_ body: () throws -> Result) throws -> Result {
         try database.run("SAVEPOINT command")
         do {
             let result = try body()
             try database.run("RELEASE command")
             return result
-        } catch {
-            try database.run("ROLLBACK TO command")
-            try database.run("RELEASE command")
-            throw error
+        } catch let failure {
+            do throws(StoreError) {
+                // SQLite rolls the whole transaction back by itself after some errors (a full
+                // disk, an I/O error, no memory): then there is no savepoint to go back to.
+                guard database.isInTransaction else { throw .failed("the transaction was rolled back") }
+                try database.run("ROLLBACK TO command")
+                try database.run("RELEASE command")
+            } catch {
+                throw TransactionEnded(cause: failure)
+            }
+            throw failure
         }
     }
 
@@ -196,4 +204,14 @@ public final class Transaction: Reader {
         try run("UPDATE counters SET value = ? WHERE name = ?", [.integer(value + 1), .text(name)])
         return value
     }
+}
+
+/// A command's error that ended the transaction it ran in (see `Transaction.attempt`): the
+/// batch must stop and fail as a whole. Statements run after it would run outside any
+/// transaction, each kept on its own, and a failed command's changes left in its savepoint
+/// would be committed with the rest.
+public struct TransactionEnded: Error, CustomStringConvertible {
+    public let cause: any Error
+
+    public var description: String { "\(cause) (the transaction ended with it)" }
 }
