@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(name: "CivilDateTests", dependencies: ["CivilDate"]),
         .testTarget(name: "MailroomCoreTests", dependencies: ["MailroomCore", "TestSupport"]),
         .testTarget(name: "HTMLTests", dependencies: ["HTML"]),
-        .testTarget(name: "MailroomStoreTests", dependencies: ["MailroomStore", "MailroomCore", "TestSupport"]),
+        .testTarget(name: "MailroomStoreTests", dependencies: ["MailroomStore", "MailroomCore", "Compression", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Compression", "TestSupport"]),
         .testTarget(name: "SMTPTests", dependencies: ["SMTP", "TestSupport"]),
         .testTarget(name: "MailroomMailTests", dependencies: ["MailroomMail", "Digests", "TestSupport"]),

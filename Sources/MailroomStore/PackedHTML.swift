@@ -10,15 +10,18 @@ enum PackedHTML {
     /// Shorter HTML is kept as text: compressing it saves less than a frame's overhead is worth.
     static let minimumBytes = 512
 
-    /// What `mail.html` is given for `html`: a compressed frame, or the text itself.
-    static func stored(_ html: String?, codec: ZstdCodec?) -> SQLValue {
+    /// What `mail.html` is given for `html`, of a mail of `mailSize` bytes: a compressed frame,
+    /// or the text itself.
+    static func stored(_ html: String?, mailSize: Int, codec: ZstdCodec?) -> SQLValue {
         guard let html else { return .null }
-        return frame(of: html, codec: codec).map { .blob($0) } ?? .text(html)
+        return frame(of: html, mailSize: mailSize, codec: codec).map { .blob($0) } ?? .text(html)
     }
 
-    /// `html` as the frame `mail.html` keeps; nil when it is kept as text (short, or zstd failed).
-    static func frame(of html: String?, codec: ZstdCodec?) -> [UInt8]? {
-        guard var html, html.utf8.count >= minimumBytes, let codec else { return nil }
+    /// `html`, of a mail of `mailSize` bytes, as the frame `mail.html` keeps; nil when it is kept
+    /// as text: short, larger than a frame of such a mail may hold (`limit`: a legacy charset
+    /// can make several characters of one byte), or zstd failed.
+    static func frame(of html: String?, mailSize: Int, codec: ZstdCodec?) -> [UInt8]? {
+        guard var html, html.utf8.count >= minimumBytes, html.utf8.count <= limit(forMailOf: mailSize), let codec else { return nil }
         return html.withUTF8 { codec.compress(UnsafeRawBufferPointer($0), dictionary: nil) }
     }
 
@@ -40,8 +43,9 @@ enum PackedHTML {
         }
     }
 
-    /// HTML decoded from a mail is never larger than this: 4 bytes of UTF-8 for every byte the
-    /// mail took, and at least 1 MiB (a damaged frame cannot ask for more memory than that).
+    /// The most a frame of a mail's HTML holds: 4 bytes of UTF-8 for every byte the mail took,
+    /// and at least 1 MiB (a damaged frame cannot ask for more memory than that). HTML that a
+    /// charset made larger still is kept as text.
     static func limit(forMailOf size: Int) -> Int {
         max(size, 1 << 18) * 4
     }
@@ -78,7 +82,9 @@ extension Database {
                     var text = html
                     text.withUTF8 { utf8 in
                         utf8.withMemoryRebound(to: CChar.self) { characters in
-                            sqlite3_result_text(context, characters.baseAddress, Int32(characters.count), mailroom_sqlite_transient())
+                            sqlite3_result_text64(
+                                context, characters.baseAddress, sqlite3_uint64(characters.count), mailroom_sqlite_transient(),
+                                UInt8(SQLITE_UTF8))
                         }
                     }
                 default:

@@ -118,7 +118,7 @@ extension Store {
                 let (blob, packing) = try reader.database.pack(raw, dictionary: dictionary)
                 packed = PackedRaw(blob: blob, packing: packing)
             }
-            return (packed, PackedHTML.frame(of: html, codec: reader.database.codec))
+            return (packed, PackedHTML.frame(of: html, mailSize: raw.count, codec: reader.database.codec))
         }
         (mail.packed, mail.packedHTML) = ahead ?? (nil, nil)
     }
@@ -147,7 +147,7 @@ public final class RawPacker: @unchecked Sendable {
     /// HTML, compressed.
     public func pack(_ mail: inout IncomingMail) {
         mail.packed = pack(mail.raw)
-        mail.packedHTML = PackedHTML.frame(of: mail.html, codec: codec)
+        mail.packedHTML = PackedHTML.frame(of: mail.html, mailSize: mail.raw.count, codec: codec)
     }
 
     /// nil for mail of more than one frame (compressed in place when stored).

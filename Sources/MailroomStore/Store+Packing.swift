@@ -1,4 +1,5 @@
 import Compression
+import Digests
 import Synchronization
 
 /// The packer: raw mail kept as it came (files from before schema 13) compressed, and mail
@@ -79,43 +80,60 @@ extension Reader {
         let plainBelow = try counter("raw_plain_below")
         let from = try counter("raw_packed_from")
         if from < plainBelow {
-            let rows = try database.prepare("SELECT id FROM raw_mail WHERE id >= ? AND id < ? ORDER BY id LIMIT ?")
+            let rows = try database.prepare("SELECT id, length(bytes) FROM raw_mail WHERE id >= ? AND id < ? ORDER BY id LIMIT ?")
             try rows.bind([.integer(from), .integer(plainBelow), .integer(Int64(limit))])
-            var ids: [Int64] = []
-            while try rows.step() { ids.append(try rows.integer(at: 0)) }
-            batch.plainFrom = ids.count < limit ? plainBelow : (ids.last ?? from) + 1
+            var found: [(raw: Int64, length: Int64)] = []
+            while try rows.step() { found.append((try rows.integer(at: 0), try rows.integer(at: 1))) }
+            batch.plainFrom = found.count < limit ? plainBelow : (found.last?.raw ?? from) + 1
             var held = 0
-            for raw in ids {
+            for (raw, length) in found {
                 // A batch holds a few MiB at most: the next one goes on from here.
                 guard held < PackingBatch.bytes else {
                     batch.plainFrom = raw
                     break
                 }
                 batch.looked += 1
-                guard try database.packing(ofRaw: raw) == nil, let bytes = try database.rawBytes(raw) else { continue }
-                let dictionary = try mailboxOf(raw: raw).map { box throws(StoreError) in try database.dictionary(forMailbox: box) } ?? nil
-                let (blob, packing) = try database.pack(bytes, dictionary: dictionary)
-                batch.work.append(.init(raw: raw, blob: blob, packing: packing, repacking: false))
-                held += bytes.count
+                // Mail larger than a batch stays as it came: rewriting it would hold the writer,
+                // and every commit waiting on it, for as long as the copy takes.
+                guard length <= PackingBatch.bytes else { continue }
+                // A row that cannot be packed (damaged, say) stays as it is, and the packer goes
+                // on past it rather than stopping at it for good; `mailroom check` names it.
+                do throws(StoreError) {
+                    guard try database.packing(ofRaw: raw) == nil, let bytes = try database.rawBytes(raw) else { continue }
+                    let dictionary = try mailboxOf(raw: raw).map { box throws(StoreError) in try database.dictionary(forMailbox: box) } ?? nil
+                    let (blob, packing) = try database.pack(bytes, dictionary: dictionary)
+                    batch.work.append(.init(raw: raw, blob: blob, packing: packing, repacking: false))
+                    held += bytes.count
+                } catch {
+                    continue
+                }
             }
-            if !ids.isEmpty { return batch }
+            if !found.isEmpty { return batch }
         }
+        // Mail of more than one frame gains nothing from a dictionary, and is left as it is.
         let rows = try database.prepare("""
             SELECT p.id, max(d.id) FROM raw_packing p JOIN mail x ON x.raw = p.id JOIN messages m ON m.id = x.id
                 JOIN raw_dictionaries d ON d.mailbox = m.mailbox AND length(d.bytes) > 0
-            WHERE p.dictionary IS NULL AND p.id > ? GROUP BY p.id ORDER BY p.id LIMIT ?
+            WHERE p.dictionary IS NULL AND p.id > ? AND p.length <= ? GROUP BY p.id ORDER BY p.id LIMIT ?
             """)
-        try rows.bind([.integer(repackedAfter), .integer(Int64(limit))])
+        try rows.bind([.integer(repackedAfter), .integer(Int64(RawPacking.frameBytes)), .integer(Int64(limit))])
         var found: [(raw: Int64, dictionary: Int64)] = []
         while try rows.step() { found.append((try rows.integer(at: 0), try rows.integer(at: 1))) }
         var held = 0
         for (raw, id) in found where held < PackingBatch.bytes {
             batch.looked += 1
             batch.repackedThrough = raw
-            guard let bytes = try database.rawBytes(raw) else { continue }
-            let (blob, packing) = try database.pack(bytes, dictionary: (id, try database.dictionary(id)))
-            batch.work.append(.init(raw: raw, blob: blob, packing: packing, repacking: true))
-            held += bytes.count
+            do throws(StoreError) {
+                guard let packing = try database.packing(ofRaw: raw), let bytes = try database.rawBytes(raw) else { continue }
+                // Bytes that no longer match their record are left for `mailroom check` to report,
+                // not given a new record that would hide the damage.
+                guard bytes.count == packing.length, MailDigest.sha256(bytes) == packing.sha256 else { continue }
+                let (blob, repacked) = try database.pack(bytes, dictionary: (id, try database.dictionary(id)))
+                batch.work.append(.init(raw: raw, blob: blob, packing: repacked, repacking: true))
+                held += bytes.count
+            } catch {
+                continue
+            }
         }
         return batch
     }

@@ -366,6 +366,9 @@ extension Reader {
             UNION ALL SELECT 'mail ' || x.id || ' belongs to no message' FROM mail x WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = x.id)
             UNION ALL SELECT 'mail ' || x.id || ' has no raw bytes' FROM mail x WHERE NOT EXISTS (SELECT 1 FROM raw_mail r WHERE r.id = x.raw)
             UNION ALL SELECT 'raw mail ' || r.id || ' belongs to no mail' FROM raw_mail r WHERE NOT EXISTS (SELECT 1 FROM mail x WHERE x.raw = r.id)
+            UNION ALL SELECT 'raw mail ' || r.id || ' has no record of how it is packed' FROM raw_mail r
+                WHERE r.id >= (SELECT value FROM counters WHERE name = 'raw_plain_below')
+                    AND NOT EXISTS (SELECT 1 FROM raw_packing p WHERE p.id = r.id)
             UNION ALL SELECT 'attachment ' || a.raw || '/' || a.part || ' belongs to no raw mail' FROM attachments a WHERE NOT EXISTS (SELECT 1 FROM raw_mail r WHERE r.id = a.raw)
             UNION ALL SELECT 'the HTML of message ' || x.id || ' does not decompress' FROM mail x WHERE typeof(x.html) = 'blob' AND html_text(x.html, x.size) IS NULL
             """)

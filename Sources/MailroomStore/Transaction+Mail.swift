@@ -228,7 +228,7 @@ extension Transaction {
     /// The row of message `id` that says it was mailed: its envelope and headers, its raw bytes,
     /// and how many of its parts are listed as attachments (the parts are stored by then).
     private func insertDetails(of mail: IncomingMail, raw: Int64, as id: MessageID) throws(StoreError) {
-        let html = mail.packedHTML.map { .blob($0) } ?? PackedHTML.stored(mail.html, codec: database.codec)
+        let html = mail.packedHTML.map { .blob($0) } ?? PackedHTML.stored(mail.html, mailSize: mail.raw.count, codec: database.codec)
         try run("""
             INSERT INTO mail (id, raw, envelope_from, envelope_to, from_header, to_header, cc_header, sent_at,
                               message_id, html, size, peer, listed_attachments)

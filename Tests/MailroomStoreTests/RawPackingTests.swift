@@ -1,3 +1,4 @@
+import Compression
 import Glibc
 import MailroomCore
 @testable import MailroomStore
@@ -45,6 +46,33 @@ import Testing
             raw += [13, 10]
         }
         return raw
+    }
+
+    /// A monitoring alert, as machine-made mail that a dictionary packs well.
+    private func alert(_ index: Int) -> [UInt8] {
+        Array("""
+            Received: from monitor.office.test (monitor.office.test [10.0.0.9])\r
+            From: Monitor <monitor@office.test>\r
+            To: ops@office.test\r
+            Subject: [ALERT] disk usage on host\(index % 40) is \(60 + index % 40)%\r
+            Message-ID: <alert-\(index)@monitor.office.test>\r
+            Content-Type: text/plain; charset=utf-8\r
+            \r
+            Host host\(index % 40) reports /var at \(60 + index % 40)% of its capacity.\r
+            Threshold: 60%. Check at \(index % 60) minutes past the hour.\r
+            -- \r
+            Sent by the monitoring service; do not reply.\r
+
+            """.utf8)
+    }
+
+    /// `Fixtures/schema-8.sqlite` (six raw messages kept as they came) written to `path`.
+    private func copySchema8Fixture(to path: String) throws {
+        let fixture = String(#filePath).split(separator: "/").dropLast(2).joined(separator: "/").prepending("/") + "/Fixtures/schema-8.sqlite"
+        let bytes = try #require(contents(of: fixture))
+        let file = try #require(fopen(path, "wb"))
+        _ = bytes.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, file) }
+        fclose(file)
     }
 
     private func storedBytes(_ store: Store) throws -> Int64 {
@@ -124,22 +152,6 @@ import Testing
         try withTemporaryPath { path in
             let store = try Store(path: path)
             defer { store.close() }
-            func alert(_ index: Int) -> [UInt8] {
-                Array("""
-                    Received: from monitor.office.test (monitor.office.test [10.0.0.9])\r
-                    From: Monitor <monitor@office.test>\r
-                    To: ops@office.test\r
-                    Subject: [ALERT] disk usage on host\(index % 40) is \(60 + index % 40)%\r
-                    Message-ID: <alert-\(index)@monitor.office.test>\r
-                    Content-Type: text/plain; charset=utf-8\r
-                    \r
-                    Host host\(index % 40) reports /var at \(60 + index % 40)% of its capacity.\r
-                    Threshold: 60%. Check at \(index % 60) minutes past the hour.\r
-                    -- \r
-                    Sent by the monitoring service; do not reply.\r
-
-                    """.utf8)
-            }
             let count = RawDictionaries.trainingThreshold + 100
             let raws = (0..<count).map(alert)
             try store.write { transaction in
@@ -185,12 +197,8 @@ import Testing
     /// upgraded, packed two at a time, stopped part way (and a batch cut off before its
     /// commit), opened again and packed to the end: every byte is still there.
     @Test func anOldFileIsPackedInBatchesThatSurviveAStopPartWay() throws {
-        let fixture = String(#filePath).split(separator: "/").dropLast(2).joined(separator: "/").prepending("/") + "/Fixtures/schema-8.sqlite"
-        let bytes = try #require(contents(of: fixture))
         try withTemporaryPath { path in
-            let file = try #require(fopen(path, "wb"))
-            _ = bytes.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, file) }
-            fclose(file)
+            try copySchema8Fixture(to: path)
             var originals: [Int64: [UInt8]] = [:]
             do {
                 let database = try Database(path: path)
@@ -269,6 +277,78 @@ import Testing
             #expect(report.contains("raw mail 3 does not decompress"))
             let damaged = try? store.read { reader throws(StoreError) in try reader.rawMail(1) }
             #expect(damaged == nil, "a damaged frame is an error, not other bytes")
+        }
+    }
+
+    @Test func thePackerGoesOnPastRowsItCannotPackAgainAndLeavesThemForTheCheck() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            let count = RawDictionaries.trainingThreshold + 20
+            try store.write { transaction in
+                for index in 0..<count { _ = try transaction.addMail(mail(alert(index)), to: [.inbox], at: Int64(index)) }
+            }
+            #expect(try store.trainRawDictionaries(at: 5_000) == 1)
+            try store.write { transaction in
+                // Raw mail 5 no longer decompresses; raw mail 7 decompresses to other bytes than its record says.
+                var bytes = try #require(try transaction.database.readBlob(table: "raw_mail", column: "bytes", row: 5))
+                bytes[bytes.count / 2] ^= 0x5A
+                try transaction.run("UPDATE raw_mail SET bytes = ? WHERE id = 5", [.blob(bytes)])
+                try transaction.run("UPDATE raw_packing SET sha256 = zeroblob(32) WHERE id = 7", [])
+            }
+            var rounds = 0
+            while try store.packRaws(limit: 64) > 0 { rounds += 1; #expect(rounds < 100) }
+            #expect(try store.read { reader throws(StoreError) in
+                try reader.integers("SELECT id FROM raw_packing WHERE dictionary IS NULL ORDER BY id", [])
+            } == [5, 7], "every other row was packed again with the dictionary")
+            let report = try store.integrityCheck()
+            #expect(report.contains("raw mail 5 does not decompress"))
+            #expect(report.contains("raw mail 7 decompresses to other bytes than were stored"))
+        }
+    }
+
+    @Test func theCheckFindsMailWhoseRecordOfPackingIsGone() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            _ = try store.write { try $0.addMail(mail(alert(1)), to: [.inbox], at: 1_000) }
+            #expect(try store.integrityCheck() == "ok")
+            try store.write { try $0.run("DELETE FROM raw_packing WHERE id = 1", []) }
+            #expect(try store.integrityCheck().contains("raw mail 1 has no record of how it is packed"))
+        }
+    }
+
+    /// A legacy charset can make several characters of one byte: HTML larger than a frame of
+    /// its mail may hold is kept as text, which is read back whatever its size.
+    @Test func htmlLargerThanItsMailCouldMakeIsKeptAsText() throws {
+        let codec = try #require(ZstdCodec())
+        let html = String(repeating: "<p>ௐ</p>", count: 120_000)
+        #expect(html.utf8.count > PackedHTML.limit(forMailOf: 100_000))
+        #expect(PackedHTML.frame(of: html, mailSize: 100_000, codec: codec) == nil)
+        #expect(PackedHTML.stored(html, mailSize: 100_000, codec: codec) == .text(html))
+        let frame = try #require(PackedHTML.frame(of: html, mailSize: 400_000, codec: codec))
+        #expect(PackedHTML.html(of: frame, codec: codec, limit: PackedHTML.limit(forMailOf: 400_000)) == html)
+    }
+
+    /// A raw message from before compression that is larger than a batch stays as it came,
+    /// and the rest are packed around it.
+    @Test func thePackerLeavesOldMailLargerThanABatchAsItCame() throws {
+        try withTemporaryPath { path in
+            try copySchema8Fixture(to: path)
+            var random = SeededGenerator(seed: 8)
+            let large = largeMail(size: PackingBatch.bytes + 4_096, random: &random)
+            do {
+                let database = try Database(path: path)
+                try database.prepare("UPDATE raw_mail SET bytes = ? WHERE id = 4").run([.blob(large)])
+            }
+            let store = try Store(path: path)
+            defer { store.close() }
+            var rounds = 0
+            while try store.packRaws(limit: 2) > 0 { rounds += 1; #expect(rounds < 10) }
+            #expect(try store.read { reader throws(StoreError) in
+                try reader.integers("SELECT id FROM raw_mail WHERE id NOT IN (SELECT id FROM raw_packing) ORDER BY id", [])
+            } == [4])
+            #expect(try store.read { reader throws(StoreError) in try reader.rawMail(4) } == large)
         }
     }
 }
