@@ -49,7 +49,7 @@ final class Database {
 
     /// Opens (or creates) the file at `path`; reading it may still fail later, as with a file
     /// that is not a database. `buffersLog` (the writer's connection, which syncs every commit)
-    /// writes each commit's log frames in one call (`LogBuffering`).
+    /// holds each commit's log frames and writes them together (`LogBuffering`).
     init(path: String, buffersLog: Bool = false) throws(StoreError) {
         _ = Self.isConfigured
         var opened: OpaquePointer?
@@ -311,10 +311,10 @@ final class Database {
     }
 
     /// Writes the held search-index rows, and turns the body trigger back on, unless
-    /// `keepingIndexRowsHeld` is running. The mail of one commit is so indexed together, after all its rows: the index
-    /// keeps its new words in memory until a statement that may need undoing part-way (one
-    /// that fires triggers, as storing a message does) makes it write them out, so indexing
-    /// each message at once would write a segment per message.
+    /// `keepingIndexRowsHeld` is running. The mail of one commit is so indexed together, after
+    /// all its rows: the index keeps its new words in memory until a statement that may need
+    /// undoing part-way (one that fires triggers, as storing a message does) makes it write them
+    /// out, so indexing each message at once would write a segment per message.
     func writeHeldIndexRows() throws(StoreError) {
         guard !keepsIndexRowsHeld else { return }
         if let heldRowsFailure { throw heldRowsFailure }

@@ -12,8 +12,8 @@ import Glibc
 ///
 /// Nothing held here is ever looked for elsewhere: with `synchronous = FULL` (the writer's
 /// setting, made where `Store` opens it; at any lower level this VFS must not be used) SQLite
-/// syncs the log before it makes a commit visible to other connections, and frames spilled before a commit are visible to no one
-/// but the writer, whose reads flush first. A commit is as durable as before: it returns only
+/// syncs the log before it makes a commit visible to other connections, and frames spilled
+/// before a commit are visible to no one but the writer, whose reads flush first. A commit is as durable as before: it returns only
 /// after the sync, which writes, then syncs. Bytes a failed write did not take stay held, and
 /// every later sync tries them again, so a sync never succeeds over a hole in the log; after a
 /// rollback, what is held belongs to frames SQLite has let go, and is dropped (`dropHeld`).

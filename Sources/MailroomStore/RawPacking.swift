@@ -22,6 +22,11 @@ struct RawPacking: Equatable, Sendable {
 
     var frameCount: Int { max(1, (length + Self.frameBytes - 1) / Self.frameBytes) }
 
+    /// Whether `bytes` are the mail this record was made for: its length and its SHA-256.
+    func describes(_ bytes: [UInt8]) -> Bool {
+        bytes.count == length && MailDigest.sha256(bytes) == sha256
+    }
+
     /// Whether the record can describe a stored mail: a length no message reaches beyond 4 GiB,
     /// and one size for each of its frames.
     var isPlausible: Bool {
@@ -354,7 +359,7 @@ extension Reader {
         do {
             guard let packing = try database.packing(ofRaw: raw) else { return nil }
             guard let bytes = try database.rawBytes(raw) else { return "raw mail \(raw) is gone" }
-            guard bytes.count == packing.length, MailDigest.sha256(bytes) == packing.sha256 else {
+            guard packing.describes(bytes) else {
                 return "raw mail \(raw) decompresses to other bytes than were stored"
             }
             return nil

@@ -1,5 +1,4 @@
 import Compression
-import Digests
 import Synchronization
 
 /// The packer: raw mail kept as it came (files from before schema 13) compressed, and mail
@@ -127,7 +126,7 @@ extension Reader {
                 guard let packing = try database.packing(ofRaw: raw), let bytes = try database.rawBytes(raw) else { continue }
                 // Bytes that no longer match their record are left for `mailroom check` to report,
                 // not given a new record that would hide the damage.
-                guard bytes.count == packing.length, MailDigest.sha256(bytes) == packing.sha256 else { continue }
+                guard packing.describes(bytes) else { continue }
                 let (blob, repacked) = try database.pack(bytes, dictionary: (id, try database.dictionary(id)))
                 batch.work.append(.init(raw: raw, blob: blob, packing: repacked, repacking: true))
                 held += bytes.count

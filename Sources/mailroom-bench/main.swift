@@ -85,9 +85,9 @@ for count in [50, 500, 1_000, 5_000] {
     renderCosts.append((count, renderMicros))
     // Nothing changed since the last request for this address: the whole answer is kept.
     let cachedMicros = measure(iterations: iterations) { bytes = app.respond(to: request).body.count }
-    print(row(["GET inbox page, \(count) messages, cold", String(format1: coldMicros), String(Int(1e6 / coldMicros)), String(bytes)]))
-    print(row(["GET inbox page, \(count), rendered", String(format1: renderMicros), String(Int(1e6 / renderMicros)), String(bytes)]))
-    print(row(["GET inbox page, \(count), page kept", String(format1: cachedMicros), String(Int(1e6 / cachedMicros)), String(bytes)]))
+    print(row(["GET inbox page, \(count) messages, cold", String(format: coldMicros), String(Int(1e6 / coldMicros)), String(bytes)]))
+    print(row(["GET inbox page, \(count), rendered", String(format: renderMicros), String(Int(1e6 / renderMicros)), String(bytes)]))
+    print(row(["GET inbox page, \(count), page kept", String(format: cachedMicros), String(Int(1e6 / cachedMicros)), String(bytes)]))
     if count == 50 {
         // The whole answer from the bytes a client sends, as a connection makes it: parsed,
         // answered from the kept page (or Public/), and its head written. Only the socket is missing.
@@ -102,7 +102,7 @@ for count in [50, 500, 1_000, 5_000] {
                 headBytes = answer.head(keepAlive: true, date: "Sat, 05 Dec 2026 10:00:00 GMT").count
                 bytes = answer.body.count
             }
-            print(row([name, String(format2: micros), String(Int(1e6 / micros)), "\(headBytes) + \(bytes)"]))
+            print(row([name, String(format: micros, places: 2), String(Int(1e6 / micros)), "\(headBytes) + \(bytes)"]))
         }
     }
     let editing = Request(method: .get, path: "/mailboxes/inbox", query: FormData([("mode", "active"), ("selected", "3")]))
@@ -113,11 +113,11 @@ for count in [50, 500, 1_000, 5_000] {
                             query: FormData([("mode", "active"), ("selected", "3"), ("n", String(serial))]))
         bytes = app.respond(to: fresh).body.count
     }
-    print(row(["GET inbox in edit mode, \(count), rendered", String(format1: editMicros), String(Int(1e6 / editMicros)), String(bytes)]))
+    print(row(["GET inbox in edit mode, \(count), rendered", String(format: editMicros), String(Int(1e6 / editMicros)), String(bytes)]))
 }
 if let first = renderCosts.first, let last = renderCosts.last {
     let perRow = (last.1 - first.1) / Double(last.0 - first.0)
-    print(row(["cost per extra row rendered", String(format1: perRow * 1000) + " ns", "", ""]))
+    print(row(["cost per extra row rendered", String(format: perRow * 1000) + " ns", "", ""]))
 }
 
 // A durable change: one flag toggled and committed with synchronous=FULL, at 1,000 messages.
@@ -135,8 +135,8 @@ do {
     }
     let elapsed = (seconds() - start) / Double(saves) * 1e6
     let cpu = (cpuSeconds() - cpuStart) / Double(saves) * 1e6
-    print(row(["durable save (flag one of 1,000), wall", String(format1: elapsed), String(Int(1e6 / elapsed)), ""]))
-    print(row(["durable save (flag one of 1,000), CPU", String(format1: cpu), "", ""]))
+    print(row(["durable save (flag one of 1,000), wall", String(format: elapsed), String(Int(1e6 / elapsed)), ""]))
+    print(row(["durable save (flag one of 1,000), CPU", String(format: cpu), "", ""]))
     store.close()
 } catch {
     print("store benchmark failed: \(error)")
@@ -144,13 +144,11 @@ do {
 }
 
 extension String {
-    init(format2 value: Double) {
-        let hundredths = Int((abs(value) * 100).rounded())
-        self = (value < 0 ? "-" : "") + "\(hundredths / 100)." + (hundredths % 100 < 10 ? "0" : "") + "\(hundredths % 100)"
-    }
-
-    init(format1 value: Double) {
-        let tenths = Int((abs(value) * 10).rounded())
-        self = (value < 0 ? "-" : "") + "\(tenths / 10).\(tenths % 10)"
+    /// `value` with `places` digits after the point (1 or 2), rounded.
+    init(format value: Double, places: Int = 1) {
+        let scale = places == 2 ? 100 : 10
+        let scaled = Int((abs(value) * Double(scale)).rounded())
+        let fraction = String(scaled % scale)
+        self = (value < 0 ? "-" : "") + "\(scaled / scale)." + String(repeating: "0", count: places - fraction.count) + fraction
     }
 }

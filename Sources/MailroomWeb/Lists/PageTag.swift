@@ -4,15 +4,9 @@ import MailroomCore
 /// ETags for list pages: a reload of a page whose mailbox, sidebar counts, address and day are
 /// unchanged is a 304.
 enum PageTag {
-    /// `revision`: the mailbox's own (see `Mailroom.revision(of:)`); `mailboxes`: every
-    /// mailbox's name and counts, which the sidebar shows.
-    static func `for`(boot: String, revision: Int, mailboxes: [MailboxSummary], target: String, day: Int64) -> String {
-        self.for(boot: boot, revision: revision, counts: counts(mailboxes), target: target, day: day)
-    }
-
-    /// The same with the sidebar's `counts` already worked out (see `counts(_:)`).
-    /// Made on every request for a list: written into one string of the right size, where an
-    /// interpolation grows its string piece by piece.
+    /// `revision`: the mailbox's own (see `Mailroom.revision(of:)`); `counts`: every mailbox's
+    /// name and counts, which the sidebar shows (see `counts(_:)`). Written into one string of
+    /// the right size, where an interpolation grows its string piece by piece.
     static func `for`(boot: String, revision: Int, counts: String, target: String, day: Int64) -> String {
         var tag = "W/\""
         tag.reserveCapacity(boot.utf8.count + counts.utf8.count + 64)
