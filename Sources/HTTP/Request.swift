@@ -38,11 +38,14 @@ public struct Request: Sendable {
             throw HTTPError(.badRequest, "The request target must start with “/”.")
         }
         // Most targets are a plain path: nothing to split or decode.
-        if !target.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") || $0 == 0 }) {
+        if !target.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "#") || $0 == 0 }) {
             self.init(method: method, path: target, query: FormData(), target: target, headers: headers, body: body)
             return
         }
-        var bytes = target
+        // A fragment is the client's own: a browser never sends one, and what does is cut
+        // there, as the target it names is the part before.
+        var bytes = target.utf8.firstIndex(of: UInt8(ascii: "#")).map { String(target[..<$0]) } ?? target
+        let sent = bytes
         let (path, query) = try bytes.withUTF8 { bytes -> Result<(String, FormData), HTTPError> in
             let mark = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
             guard let path = PercentDecoding.decode(UnsafeBufferPointer(rebasing: bytes[..<mark]), plusIsSpace: false) else {
@@ -61,7 +64,7 @@ public struct Request: Sendable {
             }
         }.get()
         // The target as sent: encoding the query again would only make a copy of it.
-        self.init(method: method, path: path, query: query, target: target, headers: headers, body: body)
+        self.init(method: method, path: path, query: query, target: sent, headers: headers, body: body)
     }
 
     /// The body's form fields, if it is a URL-encoded form.

@@ -223,12 +223,15 @@ private struct Head {
         guard major == 1 else {
             return .failure(HTTPError(Status(code: 505, reason: "HTTP Version Not Supported"), "Mailroom speaks HTTP/1.1."))
         }
-        let rawTarget = line[(firstSpace + 1)..<secondSpace]
-        guard rawTarget.count <= limits.maxURLBytes else {
+        let sentTarget = line[(firstSpace + 1)..<secondSpace]
+        guard sentTarget.count <= limits.maxURLBytes else {
             return .failure(HTTPError(.uriTooLong, "The address is longer than \(limits.maxURLBytes) bytes."))
         }
+        // A fragment names a place in what the target answers: cut off before anything reads the
+        // target (the body's limit, the route, the log).
+        let rawTarget = sentTarget[..<(sentTarget.firstIndex(of: UInt8(ascii: "#")) ?? sentTarget.endIndex)]
         var isASCII = true
-        for byte in rawTarget {
+        for byte in sentTarget {
             guard byte > 0x20 && byte != 0x7F else {
                 return .failure(RequestParser.bad("The address holds spaces, control characters or invalid UTF-8."))
             }

@@ -119,7 +119,7 @@ extension Store {
                         kept.ids[box] = .some(id)
                     }
                 }
-                let dictionary = try id.map { id throws(StoreError) in (id, try reader.database.dictionary(id)) }
+                let dictionary = try id.flatMap { id throws(StoreError) in try reader.database.usableDictionary(id).map { (id, $0) } }
                 let (blob, packing) = try reader.database.pack(raw, dictionary: dictionary)
                 packed = PackedRaw(blob: blob, packing: packing)
             }
@@ -218,10 +218,21 @@ extension Database {
         return dictionary
     }
 
-    /// The dictionary new raw mail for `box` is packed with; nil while it has none.
+    /// The dictionary new raw mail for `box` is packed with; nil while it has none, or while
+    /// its newest one is damaged: mail is then packed without one, which costs only ratio, and
+    /// `mailroom check` names the dictionary.
     func dictionary(forMailbox box: Int64) throws(StoreError) -> (id: Int64, value: ZstdDictionary)? {
         guard let id = try newestDictionary(forMailbox: box) else { return nil }
-        return (id, try dictionary(id))
+        return try usableDictionary(id).map { (id, $0) }
+    }
+
+    /// Dictionary `id`; nil when it is damaged (other failures are thrown).
+    func usableDictionary(_ id: Int64) throws(StoreError) -> ZstdDictionary? {
+        do {
+            return try dictionary(id)
+        } catch .invalidData {
+            return nil
+        }
     }
 
     /// The id of `box`'s newest dictionary; nil while it has none.

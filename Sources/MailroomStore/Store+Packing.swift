@@ -123,11 +123,13 @@ extension Reader {
             batch.looked += 1
             batch.repackedThrough = raw
             do throws(StoreError) {
-                guard let packing = try database.packing(ofRaw: raw), let bytes = try database.rawBytes(raw) else { continue }
+                // A damaged dictionary packs nothing again (`mailroom check` names it).
+                guard let dictionary = try database.usableDictionary(id),
+                      let packing = try database.packing(ofRaw: raw), let bytes = try database.rawBytes(raw) else { continue }
                 // Bytes that no longer match their record are left for `mailroom check` to report,
                 // not given a new record that would hide the damage.
                 guard packing.describes(bytes) else { continue }
-                let (blob, repacked) = try database.pack(bytes, dictionary: (id, try database.dictionary(id)))
+                let (blob, repacked) = try database.pack(bytes, dictionary: (id, dictionary))
                 batch.work.append(.init(raw: raw, blob: blob, packing: repacked, repacking: true))
                 held += bytes.count
             } catch {

@@ -1,3 +1,4 @@
+import Compression
 import Dispatch
 import Glibc
 import MailroomCore
@@ -325,9 +326,9 @@ public final class Store: @unchecked Sendable {
     }
 
     /// SQLite's own check of the file and of its foreign keys, then Mailroom's: each mailbox's
-    /// counts agree with its messages, each message has its headers and body, and each
-    /// compressed raw message decompresses to its recorded length and SHA-256. "ok", or one
-    /// line per problem.
+    /// counts agree with its messages, each message has its headers and body, each dictionary
+    /// loads, and each compressed raw message decompresses to its recorded length and SHA-256.
+    /// "ok", or one line per problem.
     public func integrityCheck() throws(StoreError) -> String {
         try read { reader throws(StoreError) in try reader.problems() }
     }
@@ -374,6 +375,12 @@ extension Reader {
             """)
         while try parts.step() { problems.append(try parts.text(at: 0)) }
         problems += try tagProblems()
+        let dictionaries = try reader.database.prepare("SELECT id, bytes FROM raw_dictionaries WHERE length(bytes) > 0 ORDER BY id")
+        while try dictionaries.step() {
+            if ZstdDictionary(try dictionaries.blob(at: 1)) == nil {
+                problems.append("raw mail dictionary \(try dictionaries.integer(at: 0)) is damaged")
+            }
+        }
         // Every compressed raw message gives back the bytes it was stored with.
         let packed = try reader.database.prepare("SELECT id FROM raw_packing ORDER BY id")
         while try packed.step() {

@@ -129,6 +129,7 @@ let app = MailroomApp(
     signIn: password.map { SignIn(password: $0, log: { Console.out($0) }, warn: { Console.error("warning: " + $0) }) },
     apiToken: apiToken,
     pageSize: options.pageSize)
+app.reportProblems { Console.error($0) }
 
 if options.tagRulesFile != nil || options.tagPlusAddresses {
     var rules: [TagRule] = []

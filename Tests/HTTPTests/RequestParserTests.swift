@@ -262,6 +262,9 @@ struct RequestParserTests {
         ("GET http://mail.example/e HTTP/1.1\r\nHost: other.example\r\n\r\n", "mail.example", "/e", ""),
         // The authority ends at the "?" byte, though a mark after it makes one character of both.
         ("GET http://mail.example?\u{301}x=1 HTTP/1.1\r\n\r\n", "mail.example", "/", "%CC%81x=1"),
+        // A fragment is cut off before the authority is looked for.
+        ("GET http://mail.example#x HTTP/1.1\r\n\r\n", "mail.example", "/", ""),
+        ("GET http://mail.example/f?y=2#z HTTP/1.1\r\n\r\n", "mail.example", "/f", "y=2"),
     ])
     func anAbsoluteFormTargetGivesTheHostAndThePath(text: String, host: String, path: String, query: String) throws {
         let outcome = parse(text)
@@ -279,6 +282,16 @@ struct RequestParserTests {
         #expect(request.headers["Host"] == "mail.example")
         #expect(request.path == "/")
         #expect(request.query["x"] == "1")
+    }
+
+    /// A fragment is no part of what the server is asked for: the route, the query and the
+    /// target kept for the log all end before it.
+    @Test func aFragmentIsCutOffTheTarget() throws {
+        let outcome = parse("GET /messages/7?keep=unread#top HTTP/1.1\r\nHost: a\r\n\r\n")
+        let request = try #require(outcome.parsedRequest, "\(outcome)")
+        #expect(request.path == "/messages/7")
+        #expect(request.query["keep"] == "unread")
+        #expect(request.target == "/messages/7?keep=unread")
     }
 
     // MARK: Refusals

@@ -19,11 +19,21 @@ struct RequestTests {
         // The query starts at the first "?" byte, even where a mark after it makes one character.
         ("/x?\u{301}a=1", "/x", [["\u{301}a", "1"]]),
         ("/x\u{600}?a=1", "/x\u{600}", [["a", "1"]]),
+        // A fragment is cut off; an escaped "#" is part of the path or the value.
+        ("/messages/12#top", "/messages/12", []),
+        ("/x?a=1#b=2", "/x", [["a", "1"]]),
+        ("/x#?a=1", "/x", []),
+        ("/a%23b?q=%23", "/a#b", [["q", "#"]]),
     ] as [(String, String, [[String]])])
     func splitsAndDecodesPathAndQuery(target: String, path: String, query: [[String]]) throws {
         let request = try Request(method: .get, target: target)
         #expect(request.path == path)
         #expect(request.query.fields.map { [$0.name, $0.value] } == query)
+    }
+
+    @Test func theTargetKeptIsTheOneBeforeAFragment() throws {
+        #expect(try Request(method: .get, target: "/messages/12?keep=unread#top").target == "/messages/12?keep=unread")
+        #expect(try Request(method: .get, target: "/messages/12").target == "/messages/12")
     }
 
     @Test(arguments: ["", "*", "mailboxes/inbox", "http://example.com/", "?a=1", " /"])

@@ -307,6 +307,49 @@ import Testing
         }
     }
 
+    /// A mailbox whose dictionary no longer loads still takes mail, packed without one, and the
+    /// packer packs nothing again with it; `check` names the dictionary.
+    @Test func aDamagedDictionaryCostsRatioNotMail() throws {
+        try withTemporaryPath { path in
+            let count = RawDictionaries.trainingThreshold + 20
+            do {
+                let store = try Store(path: path)
+                defer { store.close() }
+                try store.write { transaction in
+                    for index in 0..<count { _ = try transaction.addMail(mail(alert(index)), to: [.inbox], at: Int64(index)) }
+                }
+                #expect(try store.trainRawDictionaries(at: 5_000) == 1)
+                // Its magic number and id are kept; its entropy tables are cut short.
+                try store.write { transaction in
+                    try transaction.run("UPDATE raw_dictionaries SET bytes = substr(bytes, 1, 12)", [])
+                }
+            }
+            // Opened again, so that no connection holds the dictionary as it was.
+            let store = try Store(path: path)
+            defer { store.close() }
+            var ahead = mail(alert(count))
+            store.packAhead(&ahead, routedBy: ["ops@office.test"])
+            #expect(ahead.packed != nil && ahead.packed?.packing.dictionary == nil)
+            let packedAhead = try store.write { try $0.addMail(ahead, to: [.inbox], at: 9_000) }[0]
+            let packedHere = try store.write { try $0.addMail(mail(alert(count + 1)), to: [.inbox], at: 9_001) }[0]
+            for id in [packedAhead, packedHere] {
+                let details = try #require(try store.read { reader throws(StoreError) in try reader.mailDetails(id) })
+                #expect(try store.read { reader throws(StoreError) in
+                    try reader.integers("SELECT count(*) FROM raw_packing WHERE id = ? AND dictionary IS NULL", [.integer(details.raw)])
+                } == [1])
+            }
+            var rounds = 0
+            while try store.packRaws(limit: 64) > 0 { rounds += 1; #expect(rounds < 100) }
+            #expect(try store.read { reader throws(StoreError) in
+                try reader.integers("SELECT count(*) FROM raw_packing WHERE dictionary IS NOT NULL", [])
+            } == [0])
+            for index in 0..<(count + 2) {
+                #expect(try store.read { reader throws(StoreError) in try reader.rawMail(Int64(index + 1)) } == alert(index))
+            }
+            #expect(try store.integrityCheck() == "raw mail dictionary 1 is damaged")
+        }
+    }
+
     @Test func theCheckFindsMailWhoseRecordOfPackingIsGone() throws {
         try withTemporaryPath { path in
             let store = try Store(path: path)

@@ -1,8 +1,9 @@
 import Foundation
 import HTTP
 import MailroomCore
-import MailroomStore
+@testable import MailroomStore
 import MailroomWeb
+import Synchronization
 import Testing
 
 /// Attachments and raw mail as downloads: read from where the parse at intake found them, large
@@ -56,6 +57,36 @@ import Testing
         let raw = try inbox.get("/messages/\(id)/raw")
         #expect(raw.stream?.length == Self.mail.count)
         #expect(collected(raw) == Self.mail)
+    }
+
+    /// Damage found part way through a large download ends it short (its head is long gone)
+    /// and is reported to the server's error output, with the raw message and the byte.
+    @Test func aDownloadCutShortByDamagedMailIsReported() throws {
+        let inbox = try TestApp("Posted")
+        let reports = Mutex<[String]>([])
+        inbox.app.reportProblems { line in reports.withLock { $0.append(line) } }
+        let id = try #require(try inbox.app.receiveMail(Self.mail, from: "s@example.test", to: ["inbox@mailroom.test"], peer: "127.0.0.1").first)
+        let raw = try #require(try inbox.app.store.read { reader throws(StoreError) in try reader.mailDetails(id) }).raw
+        // One byte changed in the last of its compressed frames.
+        var bytes = try #require(try inbox.app.store.read { reader throws(StoreError) in
+            try reader.database.readBlob(table: "raw_mail", column: "bytes", row: raw)
+        })
+        bytes[bytes.count - 100] ^= 0x5A
+        try inbox.app.store.write { transaction in
+            try transaction.run("UPDATE raw_mail SET bytes = ? WHERE id = ?", [.blob(bytes), .integer(raw)])
+        }
+        let download = try inbox.get("/messages/\(id)/raw")
+        let stream = try #require(download.stream)
+        #expect(stream.length == Self.mail.count)
+        var received: [UInt8] = []
+        while let piece = stream.next(atMost: 256 * 1_024), !piece.isEmpty { received += piece }
+        #expect(received.count < Self.mail.count)
+        #expect(received == Array(Self.mail.prefix(received.count)), "what was sent is the mail's own bytes")
+        let said = reports.withLock { $0 }
+        #expect(said.count == 1)
+        #expect(said.first?.hasPrefix("a download of raw mail \(raw) stopped at byte \(received.count) of \(Self.mail.count): ") == true,
+                "\(said)")
+        #expect(said.first?.contains("does not decompress") == true, "\(said)")
     }
 
     @Test func moreThanSixteenLargeDownloadsAtOnceAreToldToComeBackAndASlotFreesWithItsDownload() throws {

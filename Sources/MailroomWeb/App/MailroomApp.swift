@@ -33,6 +33,9 @@ public final class MailroomApp: Sendable {
     let sidebar = Mutex<(revision: Int64, counts: String)?>(nil)
     /// The cap on large downloads streaming at once, for the whole process.
     let downloads = DownloadSlots()
+    /// Where a problem goes that no answer can tell (a download cut short after its head was
+    /// sent): the server's error output, once `reportProblems(to:)` says so.
+    private let problems = Mutex<@Sendable (String) -> Void>({ _ in })
     /// Differs on every start, so an ETag from before a restart never matches a page after it.
     let boot = String(UInt64.random(in: 0...UInt64.max), radix: 36)
     /// Names this database file in the ETags of stored bytes, which outlive restarts: made once
@@ -88,6 +91,15 @@ public final class MailroomApp: Sendable {
     }
 
     public var store: Store { service.store }
+
+    /// Sends each problem no answer can tell to `report`.
+    public func reportProblems(to report: @escaping @Sendable (String) -> Void) {
+        problems.withLock { $0 = report }
+    }
+
+    func report(_ problem: String) {
+        problems.withLock { $0 }(problem)
+    }
 
     /// What the server and the app count, for `/metrics`.
     public var metrics: Metrics { service.metrics }

@@ -72,9 +72,12 @@ final class StoredBody: BodySource, @unchecked Sendable {
     private var isDecoded = false
     /// Held for as long as the body is, and given back with it.
     private let slot: DownloadSlots.Slot?
+    /// Told why a piece could not be read: the client only sees the body end short.
+    private let report: @Sendable (String) -> Void
 
     /// `length` bytes made from raw message `raw`'s bytes `run`, through `decoder` when given.
-    init(store: Store, raw: Int64, run: Range<Int>, decoder: PartDecoder?, length: Int, slot: DownloadSlots.Slot?) {
+    init(store: Store, raw: Int64, run: Range<Int>, decoder: PartDecoder?, length: Int, slot: DownloadSlots.Slot?,
+         report: @escaping @Sendable (String) -> Void) {
         self.store = store
         self.raw = raw
         self.offset = run.lowerBound
@@ -82,6 +85,7 @@ final class StoredBody: BodySource, @unchecked Sendable {
         self.decoder = decoder
         self.length = length
         self.slot = slot
+        self.report = report
     }
 
     func next(atMost limit: Int) -> [UInt8]? {
@@ -90,8 +94,16 @@ final class StoredBody: BodySource, @unchecked Sendable {
         while offset < end {
             let count = min(limit, end - offset)
             let start = offset
-            guard let piece = try? store.read({ reader throws(StoreError) in try reader.rawMail(raw, at: start, count: count) })
-            else { return nil }
+            let piece: [UInt8]
+            do throws(StoreError) {
+                // Nil when the message was deleted for good meanwhile: no problem, only an end.
+                guard let read = try store.read({ reader throws(StoreError) in try reader.rawMail(raw, at: start, count: count) })
+                else { return nil }
+                piece = read
+            } catch {
+                report("a download of raw mail \(raw) stopped at byte \(start) of \(end): \(error)")
+                return nil
+            }
             offset += count
             guard let decoder else { return piece }
             let decoded = decoder.decode(piece)

@@ -116,7 +116,9 @@ extension MailroomApp {
         guard isHead || slot != nil else {
             throw DownloadSlots.busy()
         }
-        let body = StoredBody(store: store, raw: raw, run: run, decoder: decoder, length: length, slot: slot)
+        let body = StoredBody(store: store, raw: raw, run: run, decoder: decoder, length: length, slot: slot) { [weak self] in
+            self?.report($0)
+        }
         var response = Response(headers: Headers([("Content-Type", type)]), stream: body)
         Self.addDownloadHeaders(to: &response, name: name)
         return response
