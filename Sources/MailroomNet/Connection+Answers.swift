@@ -20,6 +20,7 @@ extension Connection {
     func refuse(_ error: HTTPError, started: Clock.Instant) {
         disarmDeadline()
         input = []
+        lingersOnClose = true
         answer(loop.errorPage(error), method: .get, target: "-", keepAlive: false, started: started)
     }
 
@@ -48,7 +49,7 @@ extension Connection {
         }
         // A closing answer the socket took whole is done: libevent has nothing to write, so no
         // `written` would come to close it. One that is queued is closed once written.
-        if closesAfterWrite && outgoing == nil && writer.queued == 0 { close() }
+        if closesAfterWrite && outgoing == nil && writer.queued == 0 { closeAfterLastAnswer() }
     }
 
     /// Queues the next piece of a streamed body once libevent has written the last (it calls

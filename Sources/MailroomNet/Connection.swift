@@ -41,6 +41,14 @@ final class Connection {
     /// Whether the client's silence ends the connection: not while it takes a long download
     /// or follows an event stream.
     private var readTimesOut = true
+    /// The closing answer refuses a request the client may still be sending: close as
+    /// `closeAfterLastAnswer` says, not at once.
+    var lingersOnClose = false
+    /// When a lingering close gives up on the client's end and closes anyway; nil while not
+    /// lingering.
+    private var lingerEnds: Clock.Instant?
+    /// How long a refused client is given to read its answer and close its side.
+    static let lingerSeconds = 2
     let socket: Socket
     /// How much of a streamed body is asked for at once, and about the most libevent holds of
     /// it: a slow reader keeps a piece or two in memory, not the body.
@@ -104,13 +112,13 @@ final class Connection {
     }
 
     /// Reads on (again), timing the client's silence unless `readTimesOut` is off.
-    func startReading() {
+    func startReading(timeout: Int? = nil) {
         guard let reader, !isClosed else { return }
         // Added again from scratch: adding a pending event without a timeout keeps its old one.
         event_del(reader)
         isReading = true
         if readTimesOut {
-            var idle = timeval(tv_sec: loop.configuration.timeoutSeconds, tv_usec: 0)
+            var idle = timeval(tv_sec: timeout ?? loop.configuration.timeoutSeconds, tv_usec: 0)
             event_add(reader, &idle)
         } else {
             event_add(reader, nil)
@@ -132,7 +140,7 @@ final class Connection {
     /// During shutdown: an idle connection closes now; one with a request arriving or an answer
     /// being written finishes it first (keep-alive is off while stopping). True if it is busy.
     func finishOrClose() -> Bool {
-        if isStream {
+        if isStream || lingerEnds != nil {
             close()
             return false
         }
@@ -167,6 +175,23 @@ final class Connection {
         loop.closed(self)
     }
 
+    /// Closes once the last answer is written: at once, or for a refusal (`lingersOnClose`),
+    /// as RFC 9112 (9.6) asks. A refused client may still be sending; closing with its bytes
+    /// unread would answer them with a reset, which can destroy the refusal before the client
+    /// reads it. So the answer is followed by the end of this side (FIN), and whatever arrives
+    /// is read and dropped until the client closes too, for at most `lingerSeconds`.
+    func closeAfterLastAnswer() {
+        guard lingersOnClose, !loop.isStopping, Glibc.shutdown(socket.descriptor, Int32(SHUT_WR)) == 0 else {
+            close()
+            return
+        }
+        lingerEnds = Clock.Instant(nanoseconds: Clock.now.nanoseconds + UInt64(Self.lingerSeconds) * 1_000_000_000)
+        disarmDeadline()
+        input = []
+        readTimesOut = true
+        startReading(timeout: Self.lingerSeconds)
+    }
+
     /// Whether the client has sent bytes that this loop has not read yet.
     private var hasUnreadBytes: Bool {
         socket.hasUnreadBytes
@@ -187,6 +212,11 @@ final class Connection {
         guard let received else { return }
         guard received > 0 else {
             event(Int16(BEV_EVENT_EOF | BEV_EVENT_READING))
+            return
+        }
+        if let lingerEnds {
+            // Dropped; a client that sends on and on is cut off when its time is up.
+            if Clock.now.nanoseconds >= lingerEnds.nanoseconds { close() }
             return
         }
         // A stream's client has nothing more to ask: what it sends is dropped.
@@ -215,7 +245,7 @@ final class Connection {
             guard outgoing == nil, !isClosed, writer.queued == 0 else { return }
         }
         if closesAfterWrite {
-            close()
+            if lingerEnds == nil { closeAfterLastAnswer() }
             return
         }
         if readingHeldBack && !isAwaitingReply {
@@ -242,6 +272,7 @@ final class Connection {
     private func requestTimedOut() {
         deadlineArmed = false
         input = []
+        lingersOnClose = true
         answer(loop.errorPage(HTTPError(
             Status(code: 408, reason: "Request Timeout"),
             "The request did not arrive in \(loop.configuration.timeoutSeconds) seconds.")),
@@ -300,6 +331,7 @@ final class Connection {
             case .rejected(let error, let consumed, let keepAlive):
                 disarmDeadline()
                 input.removeFirst(consumed)
+                lingersOnClose = !keepAlive
                 answer(loop.errorPage(error), method: .get, target: "-", keepAlive: keepAlive && !loop.isStopping, started: started)
             case .refused(let error):
                 refuse(error, started: started)
