@@ -138,6 +138,19 @@ public struct StaticFiles: Sendable {
 
         private let entries = Mutex<[String: Entry]>([:])
         private let recheckSeconds: Int
+        /// Names this cache in each thread's memo, never reused.
+        private let serial = Cache.serials.wrappingAdd(1, ordering: .relaxed).newValue
+        private static let serials = Atomic<UInt64>(0)
+
+        /// What one thread found here last, by path: each entry is a copy of a shared one,
+        /// confirmed at the same time, so it is served exactly as long as the shared one
+        /// would be, without the shared lock (`ThreadSlot`).
+        private final class Memo {
+            var cache: UInt64 = 0
+            var entries: [String: Entry] = [:]
+        }
+
+        private static let memos = ThreadSlot<Memo>()
 
         init(recheckSeconds: Int) {
             self.recheckSeconds = recheckSeconds
@@ -147,11 +160,31 @@ public struct StaticFiles: Sendable {
         /// ago; otherwise `load` confirms or replaces the copy in memory (or finds it gone).
         func file(_ path: String, load: (File?) -> File?) -> File? {
             let now = Cache.seconds()
+            let memo = Cache.memos.object { Memo() }
+            if let memo, memo.cache == serial, let known = memo.entries[path], now < known.checked + recheckSeconds {
+                return known.file
+            }
             let known = entries.withLock { $0[path] }
-            if let known, now < known.checked + recheckSeconds { return known.file }
+            if let known, now < known.checked + recheckSeconds {
+                remember(known, for: path, in: memo)
+                return known.file
+            }
             let file = load(known?.file)
-            entries.withLock { $0[path] = file.map { Entry(file: $0, checked: now) } }
+            let entry = file.map { Entry(file: $0, checked: now) }
+            entries.withLock { $0[path] = entry }
+            if let entry { remember(entry, for: path, in: memo) }
             return file
+        }
+
+        /// Only paths that named a file are remembered, as in the shared entries, and only a
+        /// few: a thread's memo holds the files it serves most, not the folder.
+        private func remember(_ entry: Entry, for path: String, in memo: Memo?) {
+            guard let memo else { return }
+            if memo.cache != serial || memo.entries.count >= 16 {
+                memo.cache = serial
+                memo.entries = [:]
+            }
+            memo.entries[path] = entry
         }
 
         static func seconds() -> Int {

@@ -6,12 +6,21 @@ struct MailboxRevisions: Sendable {
     /// The last commit that did not say which mailboxes it changed (so may have changed any).
     var everything: Int64
     var each: [MailboxID: Int64] = [:]
+    /// The last commit noted here: the store's revision may be ahead for a moment, until its
+    /// observers have run.
+    var latest: Int64
+
+    init(everything: Int64) {
+        self.everything = everything
+        self.latest = everything
+    }
 
     func revision(of box: MailboxID) -> Int64 {
         max(everything, each[box] ?? 0)
     }
 
     mutating func committed(_ revision: Int64, touching boxes: Set<MailboxID>?) {
+        latest = max(latest, revision)
         guard let boxes else {
             everything = revision
             each = [:]
@@ -26,6 +35,12 @@ extension Mailroom {
     /// then for as long as this stays the same.
     public func revision(of box: MailboxID) -> Int64 {
         mailboxRevisions.withLock { $0.revision(of: box) }
+    }
+
+    /// `revision(of:)`, and the last commit it takes into account: a value kept for `box` at
+    /// that revision is current as of every commit up to `through`.
+    public func revisionNoted(of box: MailboxID) -> (revision: Int64, through: Int64) {
+        mailboxRevisions.withLock { ($0.revision(of: box), $0.latest) }
     }
 
     /// After each durable commit, on the committing thread (under the store's write lock): notes

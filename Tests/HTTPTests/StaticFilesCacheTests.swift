@@ -43,4 +43,19 @@ import Testing
         #expect(String(decoding: changed.body, as: UTF8.self) == "body { color: blue; margin: 0 }")
         #expect(files.response(for: "/style.css", ifNoneMatch: first)?.status == .ok)
     }
+
+    /// A thread remembers the files it served (without the shared lock), for each folder apart:
+    /// two folders' files of one name never stand in for each other.
+    @Test func eachFolderIsRememberedApart() throws {
+        let otherFolder = folder.appendingPathComponent("other")
+        try FileManager.default.createDirectory(at: otherFolder, withIntermediateDirectories: true)
+        try Data("body { color: green }".utf8).write(to: otherFolder.appendingPathComponent("style.css"))
+        let files = StaticFiles(root: folder.path, recheckSeconds: 60)
+        let others = StaticFiles(root: otherFolder.path, recheckSeconds: 60)
+        for _ in 0..<3 {
+            #expect(files.response(for: "/style.css").map { String(decoding: $0.body, as: UTF8.self) } == "body { color: red }")
+            #expect(files.response(for: "/style.css").map { String(decoding: $0.body, as: UTF8.self) } == "body { color: red }")
+            #expect(others.response(for: "/style.css").map { String(decoding: $0.body, as: UTF8.self) } == "body { color: green }")
+        }
+    }
 }

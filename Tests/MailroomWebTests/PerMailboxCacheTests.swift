@@ -32,4 +32,24 @@ import Testing
         #expect(try test.respond(.get, "/mailboxes/archive", headers: Headers([("If-None-Match", etag)])).code == 304)
         #expect(try test.get("/mailboxes/inbox").headers["ETag"] != inboxTag)
     }
+
+    /// Each thread remembers the pages it answered since the last commit (`PageMemo`): for its
+    /// own app only, and only until the next commit.
+    @Test func aThreadRemembersAPageForItsOwnAppUntilTheNextCommit() throws {
+        let first = try TestApp(library: makeLibrary(inbox: ["Alpha"], archive: ["Kept"]))
+        let second = try TestApp(library: makeLibrary(inbox: ["Beta"], archive: ["Kept"]))
+        #expect(first.app.store.revision == second.app.store.revision, "only the app tells the two apart")
+        let page = try first.get("/mailboxes/inbox")
+        let hits = first.app.pages.hits.load(ordering: .relaxed)
+        #expect(try first.get("/mailboxes/inbox").body == page.body)
+        #expect(first.app.pages.hits.load(ordering: .relaxed) == hits, "answered from this thread's memo")
+        // Another app at the same revision, the same address, on the same thread: its own page.
+        let other = String(decoding: try second.get("/mailboxes/inbox").body, as: UTF8.self)
+        #expect(other.contains("Beta") && !other.contains("Alpha"))
+        // After a commit the page is made afresh.
+        _ = try first.app.receiveMail(
+            Array("Subject: Gamma\r\n\r\nHello.\r\n".utf8), from: "s@example.test", to: ["desk@example.test"], peer: "127.0.0.1")
+        let after = String(decoding: try first.get("/mailboxes/inbox").body, as: UTF8.self)
+        #expect(after.contains("Gamma") && after.contains("Alpha"))
+    }
 }

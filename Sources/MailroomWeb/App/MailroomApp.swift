@@ -33,6 +33,9 @@ public final class MailroomApp: Sendable {
     let sidebar = Mutex<(revision: Int64, counts: String)?>(nil)
     /// The cap on large downloads streaming at once, for the whole process.
     let downloads = DownloadSlots()
+    /// Names this app among all made in the process, never reused (see `PageMemo`).
+    let serial = MailroomApp.serials.wrappingAdd(1, ordering: .relaxed).newValue
+    private static let serials = Atomic<UInt64>(0)
     /// Where a problem goes that no answer can tell (a download cut short after its head was
     /// sent): the server's error output, once `reportProblems(to:)` says so.
     private let problems = Mutex<@Sendable (String) -> Void>({ _ in })

@@ -5,16 +5,28 @@ import MailroomStore
 
 extension MailroomApp {
     func showList(_ box: MailboxID, request: Request) throws(HTTPError) -> Response {
-        // Loaded before the page is read: the page shows at least this revision of the mailbox.
-        let revision = service.revision(of: box)
         let now = now()
         let day = now / 86_400
+        // Nothing committed since this thread answered the same address today: its answer then
+        // is current, found without a lock (see `PageMemo`).
+        let stamp = store.revision
+        let memo = PageMemo.current
+        if let kept = memo?.page(for: request.target, app: serial, revision: stamp, day: day) {
+            return PageTag.matches(request, kept.etag) ? PageTag.notModified(kept.etag) : kept.response
+        }
+        // Loaded before the page is read: the page shows at least this revision of the mailbox.
+        // `through` says which commits that revision has heard of: the store's revision is
+        // ahead of it for a moment after each commit.
+        let (revision, through) = service.revisionNoted(of: box)
         // Unchanged rows, the same counts in the sidebar, the same address and the same day:
         // the kept page, or the browser's copy, is current. An address that is kept, or that
         // the browser holds, was read (and checked) already. A kept page is found without
         // making its tag, which is kept with it.
         let counts = try sidebarCounts()
         if let kept = pages.value(PageKey(counts: counts, day: day, target: request.target), in: box, revision: revision) {
+            // A page kept for a revision that may not have heard of commit `stamp` yet is sent,
+            // as before, but not remembered as current at `stamp`.
+            if through >= stamp { memo?.keep(kept, for: request.target, app: serial, revision: stamp, day: day) }
             return PageTag.matches(request, kept.etag) ? PageTag.notModified(kept.etag) : kept.response
         }
         let etag = PageTag.for(boot: boot, revision: Int(revision), counts: counts, target: request.target, day: day)
@@ -28,8 +40,11 @@ extension MailroomApp {
         response.headers.add("ETag", tag)
         SecurityHeaders.apply(to: &response)
         let answer = response.prepared()
-        pages.store(KeptPage(etag: tag, response: answer), for: PageKey(counts: shownCounts, day: day, target: request.target),
+        let kept = KeptPage(etag: tag, response: answer)
+        pages.store(kept, for: PageKey(counts: shownCounts, day: day, target: request.target),
                     in: box, revision: revision, cost: answer.body.count)
+        // Rows kept for the mailbox's revision went into it: the same holds as above.
+        if through >= stamp { memo?.keep(kept, for: request.target, app: serial, revision: stamp, day: day) }
         return answer
     }
 
