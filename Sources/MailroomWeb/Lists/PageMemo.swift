@@ -4,9 +4,9 @@ import HTTP
 ///
 /// The app's kept pages (`MailroomApp.pages`) are shared by every loop thread, and finding one
 /// takes three locks and a counter that both threads write: each moves a cache line from one
-/// core to the other, which costs a page about a microsecond on the server (more than the
-/// lookups themselves). While nothing is committed, a thread answers a page it has answered
-/// before from its own memo, reading only the store's revision, which no reader writes.
+/// core to the other, a cost that a measurement in one thread does not show. While nothing is
+/// committed, a thread answers a page it has answered before from its own memo, reading only
+/// the store's revision, which no reader writes.
 ///
 /// A memo is valid for one app (by `MailroomApp.serial`, never reused), one revision of the
 /// whole store and one day: any commit, to any mailbox, empties it, so it is never less
