@@ -227,16 +227,19 @@ private struct Head {
         guard sentTarget.count <= limits.maxURLBytes else {
             return .failure(HTTPError(.uriTooLong, "The address is longer than \(limits.maxURLBytes) bytes."))
         }
-        // A fragment names a place in what the target answers: cut off before anything reads the
-        // target (the body's limit, the route, the log).
-        let rawTarget = sentTarget[..<(sentTarget.firstIndex(of: UInt8(ascii: "#")) ?? sentTarget.endIndex)]
         var isASCII = true
-        for byte in sentTarget {
+        // A fragment names a place in what the target answers: cut off before anything reads the
+        // target (the body's limit, the route, the log), found in the same pass.
+        var fragment = sentTarget.endIndex
+        for index in sentTarget.indices {
+            let byte = sentTarget[index]
             guard byte > 0x20 && byte != 0x7F else {
                 return .failure(RequestParser.bad("The address holds spaces, control characters or invalid UTF-8."))
             }
             if byte >= 0x80 { isASCII = false }
+            if byte == UInt8(ascii: "#") && fragment == sentTarget.endIndex { fragment = index }
         }
+        let rawTarget = sentTarget[..<fragment]
         // ASCII needs no check of its UTF-8; anything else must be valid.
         guard !rawTarget.isEmpty,
               var target = isASCII ? String(decoding: rawTarget, as: UTF8.self) : String(validating: rawTarget, as: UTF8.self)

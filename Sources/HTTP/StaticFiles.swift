@@ -151,6 +151,8 @@ public struct StaticFiles: Sendable {
         }
 
         private static let memos = ThreadSlot<Memo>()
+        /// A thread's memo holds the files it serves most, not the folder.
+        private static let memoEntries = 16
 
         init(recheckSeconds: Int) {
             self.recheckSeconds = recheckSeconds
@@ -176,11 +178,11 @@ public struct StaticFiles: Sendable {
             return file
         }
 
-        /// Only paths that named a file are remembered, as in the shared entries, and only a
-        /// few: a thread's memo holds the files it serves most, not the folder.
+        /// Only paths that named a file are remembered, as in the shared entries, and at most
+        /// `memoEntries` of them.
         private func remember(_ entry: Entry, for path: String, in memo: Memo?) {
             guard let memo else { return }
-            if memo.cache != serial || memo.entries.count >= 16 {
+            if memo.cache != serial || memo.entries.count >= Cache.memoEntries {
                 memo.cache = serial
                 memo.entries = [:]
             }
