@@ -25,7 +25,7 @@ public final class Mailroom: Sendable {
     public let events: EventHub
     /// Wakes callers waiting for the next commit.
     public let commitWatch = CommitWatch()
-    let commits = GroupCommit()
+    let commits: GroupCommit
     let describeChange: ChangeDescription
     /// Which revision last changed each mailbox, for caches kept per mailbox.
     let mailboxRevisions: Mutex<MailboxRevisions>
@@ -61,6 +61,8 @@ public final class Mailroom: Sendable {
         describeChange: @escaping ChangeDescription
     ) {
         self.store = store
+        let metrics = metrics
+        self.commits = GroupCommit(senders: { metrics.smtpOpenSessions.load(ordering: .relaxed) })
         self.ownedFile = ownedFile
         self.now = now
         self.beforeCommit = beforeCommit
