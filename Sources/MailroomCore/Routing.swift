@@ -7,10 +7,14 @@
 public struct Routing: Sendable {
     public let mailboxes: [(id: MailboxID, name: String)]
     public let addresses: [(pattern: String, mailbox: MailboxID)]
+    /// Each mailbox's name as recipients are compared with it (`key`), where it has one: worked
+    /// out once, as every message is routed twice (to choose its dictionary, then to store it).
+    private let keys: [(id: MailboxID, key: String)]
 
     public init(mailboxes: [(id: MailboxID, name: String)], addresses: [(pattern: String, mailbox: MailboxID)]) {
         self.mailboxes = mailboxes.filter { $0.id != .trash }
         self.addresses = addresses
+        self.keys = self.mailboxes.map { ($0.id, Self.key($0.name)) }.filter { !$0.key.isEmpty }
     }
 
     /// The mailboxes in their own order, each once; the Inbox alone when no recipient names one.
@@ -25,7 +29,7 @@ public struct Routing: Sendable {
             let plus = local.firstIndex(of: "+")
             let names = [Self.key(plus.map { String(local[..<$0]) } ?? local)]
                 + (plus.map { [Self.key(String(local[local.index(after: $0)...]))] } ?? [])
-            for box in mailboxes where names.contains(Self.key(box.name)) && !Self.key(box.name).isEmpty {
+            for box in keys where names.contains(box.key) {
                 chosen.insert(box.id)
             }
         }
@@ -58,6 +62,25 @@ public struct Routing: Sendable {
     }
 
     static func key(_ name: String) -> String {
-        String(name.lowercased().filter { $0.isLetter || $0.isNumber })
+        let utf8 = name.utf8
+        // ASCII, as nearly every address is: its letters and digits are A-Z, a-z and 0-9.
+        guard utf8.allSatisfy({ $0 < 0x80 }) else {
+            return String(name.lowercased().filter { $0.isLetter || $0.isNumber })
+        }
+        return String(unsafeUninitializedCapacity: utf8.count) { out in
+            var count = 0
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    out[count] = byte
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                    out[count] = byte + 32
+                default:
+                    continue
+                }
+                count += 1
+            }
+            return count
+        }
     }
 }

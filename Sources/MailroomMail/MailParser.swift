@@ -10,6 +10,16 @@ public enum MailParser {
         return true
     }()
 
+    /// The parser's options, made once: each parse copies them (GMime clones the options it is
+    /// given), so every thread reads them and none changes them.
+    /// 8-bit headers that name no charset are read as UTF-8 when they are, else as Windows'
+    /// Western charset, which is what old devices send.
+    private nonisolated(unsafe) static let options: OpaquePointer? = {
+        guard ready, let options = g_mime_parser_options_new() else { return nil }
+        withCharsets(["UTF-8", "windows-1252"]) { g_mime_parser_options_set_fallback_charsets(options, $0) }
+        return options
+    }()
+
     /// Parses `raw`. Mail that GMime cannot read as a message at all is nil.
     public static func parse(_ raw: [UInt8]) -> ParsedMail? {
         withMessage(raw) { message, holder in
@@ -76,12 +86,7 @@ public enum MailParser {
             // A part's content then stays a bounded view of `stream` (not a copy), and its
             // bounds are where the content lies in `raw`: what `Attachment.place` records.
             g_mime_parser_set_persist_stream(parser, 1)
-            let options = g_mime_parser_options_new()
-            defer { g_mime_parser_options_free(options) }
-            // 8-bit headers that name no charset: UTF-8 when they are, else Windows' Western
-            // charset, which is what old devices send.
-            withCharsets(["UTF-8", "windows-1252"]) { g_mime_parser_options_set_fallback_charsets(options, $0) }
-            guard let message = g_mime_parser_construct_message(parser, options) else { return nil }
+            guard let options = Self.options, let message = g_mime_parser_construct_message(parser, options) else { return nil }
             defer { mailroom_unref(message) }
             return body(message, holder)
         }

@@ -5,7 +5,8 @@ import Testing
 @Suite struct RoutingTests {
     let routing = Routing(
         mailboxes: [(.inbox, "Inbox"), (.archive, "Archive"), (.trash, "Trash"),
-                    (MailboxID(rawValue: 100), "Build Alerts"), (MailboxID(rawValue: 101), "Scans")],
+                    (MailboxID(rawValue: 100), "Build Alerts"), (MailboxID(rawValue: 101), "Scans"),
+                    (MailboxID(rawValue: 102), "Équipe Nord 2"), (MailboxID(rawValue: 103), "--")],
         addresses: [("scanner@office.test", MailboxID(rawValue: 101)), ("*@ci.example.test", MailboxID(rawValue: 100))])
 
     @Test(arguments: [
@@ -20,6 +21,10 @@ import Testing
         (["trash@example.test"], [1]),
         (["someone@example.test"], [1]),
         (["someone@sub.ci.example.test"], [1]),
+        (["équipe.nord.2@example.test"], [102]),
+        (["ÉQUIPE_NORD2@example.test"], [102]),
+        (["x+EQUIPENORD2@example.test"], [1]),
+        (["--@example.test"], [1]),
         ([], [1]),
     ] as [([String], [Int64])])
     func recipientsRouteToTheMailboxesTheyName(recipients: [String], expected: [Int64]) {
