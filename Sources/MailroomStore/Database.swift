@@ -43,6 +43,13 @@ final class Database {
     private var rollbackFailed = false
     /// Whether held rows have turned off the trigger that indexes a new body (`indexed_in_bulk`).
     var indexTriggerHeld = false
+    /// Counters taken by mail stored one message after another (`Transaction.takeHeldCounter`),
+    /// by name, with their next values: written, like held index rows, before any other
+    /// statement runs, so each run of mail updates a counter once instead of once a message.
+    var heldCounters: [String: Int64] = [:]
+    /// The top rank of each mailbox that mail went to in the same run (`Transaction.newHeldMessagePlace`):
+    /// forgotten, not written, when the run ends, as the rows themselves hold it.
+    var heldTops: [MailboxID: Int64] = [:]
     /// Why held rows could not be written: every later statement fails with it until the
     /// transaction is rolled back, so a commit never keeps mail its index lacks.
     private var heldRowsFailure: StoreError?
@@ -318,12 +325,18 @@ final class Database {
     func writeHeldIndexRows() throws(StoreError) {
         guard !keepsIndexRowsHeld else { return }
         if let heldRowsFailure { throw heldRowsFailure }
-        guard indexTriggerHeld || !heldIndexRows.isEmpty else { return }
+        guard indexTriggerHeld || !heldIndexRows.isEmpty || !heldCounters.isEmpty || !heldTops.isEmpty else { return }
         let rows = heldIndexRows
         heldIndexRows = []
         let triggerHeld = indexTriggerHeld
         indexTriggerHeld = false
+        let counters = heldCounters
+        heldCounters = [:]
+        heldTops = [:]
         do throws(StoreError) {
+            for (name, next) in counters {
+                try cached("UPDATE counters SET value = ? WHERE name = ?").run([.integer(next), .text(name)])
+            }
             for row in rows { try indexMail(row.id, body: row.body) }
             if triggerHeld { try cached(Self.indexTrigger(held: false)).run([]) }
         } catch {
@@ -359,6 +372,8 @@ final class Database {
         // What was held goes with the transaction.
         heldIndexRows = []
         indexTriggerHeld = false
+        heldCounters = [:]
+        heldTops = [:]
         heldRowsFailure = nil
         defer { if buffersLog { LogBuffering.dropHeld(of: handle) } }
         // SQLite rolls back by itself after some errors (a full disk, an I/O error).

@@ -96,7 +96,7 @@ extension Transaction {
         // runs (see `Database.writeHeldIndexRows`); until then only these statements run.
         try database.keepingIndexRowsHeld { () throws(StoreError) -> [MessageID] in
             let targets = boxes.isEmpty ? [MailboxID.inbox] : boxes
-            let raw = try takeCounter("next_raw_id")
+            let raw = try takeHeldCounter("next_raw_id")
             _ = try storeRaw(mail, as: raw, in: targets[0], importKey: nil)
             let subject = mail.subject.isEmpty ? "(no subject)" : mail.subject
             let text = mail.prepared ?? PreparedText(mail)
@@ -109,7 +109,7 @@ extension Transaction {
                 database.indexTriggerHeld = true
             }
             for box in targets {
-                let (id, rank) = try newMessagePlace(in: box)
+                let (id, rank) = try newHeldMessagePlace(in: box)
                 let message = Message(id: MessageID(id), subject: subject, body: mail.text, author: mail.sender, createdAt: time)
                 try insertRows(message, into: box, rank: rank, origin: nil, isUnread: true, isFlagged: false,
                                bodyInRaw: text.bodyInRaw, preview: text.preview) { id throws(StoreError) in
@@ -121,6 +121,30 @@ extension Transaction {
             try addTags(mail.tags, toMessages: ids)
             return ids
         }
+    }
+
+    /// `takeCounter` for mail stored one message after another: the counter is read once a run
+    /// and written once, when the run ends (`Database.writeHeldIndexRows`).
+    private func takeHeldCounter(_ name: String) throws(StoreError) -> Int64 {
+        let value: Int64
+        if let held = database.heldCounters[name] { value = held } else { value = try counter(name) }
+        database.heldCounters[name] = value + 1
+        return value
+    }
+
+    /// `newMessagePlace` for mail stored one message after another: a mailbox's top is asked
+    /// of the table once a run, then known from the message put there last.
+    private func newHeldMessagePlace(in box: MailboxID) throws(StoreError) -> (id: Int64, rank: Int64) {
+        let id = try takeHeldCounter(Counter.nextMessageID)
+        let rank: Int64
+        if let top = database.heldTops[box] {
+            rank = top + Rank.gap
+        } else {
+            try requireMailbox(box)
+            rank = try topRank(of: box).map { $0 + Rank.gap } ?? Rank.gap
+        }
+        database.heldTops[box] = rank
+        return (id, rank)
     }
 
     /// While held, a new body row is not indexed by its trigger (`index_body`): the caller

@@ -127,4 +127,50 @@ import Testing
             try expectWhole(store)
         }
     }
+
+    /// A run of mail takes the id counters and each mailbox's top once: whatever runs next in
+    /// the transaction (a post, more mail) and the commit find them as if each message had
+    /// written them, and a rolled-back run leaves them as they were.
+    @Test func countersAndTopsKeptForARunOfMailAreRightForWhatComesNext() throws {
+        try withTemporaryPath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            func counters() throws -> [Int64] {
+                try store.read { reader throws(StoreError) in
+                    try reader.integers("SELECT value FROM counters WHERE name IN ('next_raw_id', 'next_message_id') ORDER BY name", [])
+                }
+            }
+            let before = try counters()
+            var mailed: [MessageID] = []
+            var posted = MessageID(0)
+            var last: [MessageID] = []
+            try store.write { transaction in
+                for word in ["ranfirsta", "ransecond", "ranthirdo"] { mailed += try transaction.addMail(mail(word), to: [], at: 1_000) }
+                posted = try transaction.add(Draft(subject: "Posted between"), to: .inbox, at: 1_000).id
+                last = try transaction.addMail(mail("ranfourth"), to: [], at: 1_000)
+            }
+            // The counters in name order: next_message_id, then next_raw_id.
+            let (message, raw) = (before[0], before[1])
+            #expect(mailed.map(\.rawValue) == [message, message + 1, message + 2])
+            #expect(posted.rawValue == message + 3)
+            #expect(last.map(\.rawValue) == [message + 4])
+            let values = try counters()
+            #expect(values == [message + 5, raw + 4], "the post took no raw message")
+            let order = try store.read { reader throws(StoreError) in
+                try reader.integers("SELECT id FROM messages WHERE mailbox = ? ORDER BY rank DESC", [.integer(MailboxID.inbox.rawValue)])
+            }
+            #expect(Array(order.prefix(5)) == ([last[0], posted] + mailed.reversed()).map(\.rawValue))
+
+            #expect(throws: StoreError.self) {
+                try store.write { transaction in
+                    _ = try transaction.addMail(mail("rolledback"), to: [], at: 1_000)
+                    throw Refused()
+                }
+            }
+            #expect(try counters() == values)
+            let next = try store.write { try $0.addMail(mail("afterwards"), to: [], at: 1_000) }
+            #expect(next.map(\.rawValue) == [values[0]])
+            try expectWhole(store)
+        }
+    }
 }
