@@ -19,21 +19,22 @@ public struct Routing: Sendable {
 
     /// The mailboxes in their own order, each once; the Inbox alone when no recipient names one.
     public func mailboxes(for recipients: [String]) -> [MailboxID] {
-        var chosen = Set<MailboxID>()
+        var chosen: [MailboxID] = []
         for recipient in recipients {
             let address = Self.bare(recipient)
             let (local, domain) = Self.split(address)
-            for (pattern, mailbox) in addresses where pattern == address || (domain != nil && pattern == "*@" + domain!) {
-                chosen.insert(mailbox)
+            for (pattern, mailbox) in addresses
+            where pattern == address || (domain != nil && pattern.hasPrefix("*@") && pattern.dropFirst(2) == domain![...]) {
+                chosen.append(mailbox)
             }
             let plus = local.firstIndex(of: "+")
-            let names = [Self.key(plus.map { String(local[..<$0]) } ?? local)]
-                + (plus.map { [Self.key(String(local[local.index(after: $0)...]))] } ?? [])
-            for box in keys where names.contains(box.key) {
-                chosen.insert(box.id)
+            let name = Self.key(plus.map { String(local[..<$0]) } ?? local)
+            let tag = plus.map { Self.key(String(local[local.index(after: $0)...])) }
+            for box in keys where box.key == name || box.key == tag {
+                chosen.append(box.id)
             }
         }
-        let ordered = mailboxes.map(\.id).filter { chosen.contains($0) }
+        let ordered = chosen.isEmpty ? [] : mailboxes.map(\.id).filter { chosen.contains($0) }
         return ordered.isEmpty ? [.inbox] : ordered
     }
 
@@ -50,13 +51,30 @@ public struct Routing: Sendable {
 
     /// The address without angle brackets or surrounding space, lowercased.
     static func bare(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return bareASCII(text) }
         var address = Substring(text).drop { $0.isWhitespace }
         while address.last?.isWhitespace == true { address = address.dropLast() }
         if address.first == "<" && address.last == ">" { address = address.dropFirst().dropLast() }
         return address.lowercased()
     }
 
+    /// `bare` for ASCII text, byte by byte: its whitespace is tab to carriage return, and space.
+    private static func bareASCII(_ text: String) -> String {
+        var bytes = Array(text.utf8)[...]
+        let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
+        while let first = bytes.first, isSpace(first) { bytes = bytes.dropFirst() }
+        while let last = bytes.last, isSpace(last) { bytes = bytes.dropLast() }
+        if bytes.count >= 2 && bytes.first == UInt8(ascii: "<") && bytes.last == UInt8(ascii: ">") {
+            bytes = bytes.dropFirst().dropLast()
+        }
+        return String(decoding: bytes.lazy.map { (0x41...0x5A).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
     static func split(_ address: String) -> (local: String, domain: String?) {
+        if address.utf8.allSatisfy({ $0 < 0x80 }) {
+            guard let at = address.utf8.lastIndex(of: UInt8(ascii: "@")) else { return (address, nil) }
+            return (String(address[..<at]), String(address[address.utf8.index(after: at)...]))
+        }
         guard let at = address.lastIndex(of: "@") else { return (address, nil) }
         return (String(address[..<at]), String(address[address.index(after: at)...]))
     }

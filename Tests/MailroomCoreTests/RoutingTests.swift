@@ -12,6 +12,9 @@ import Testing
     @Test(arguments: [
         (["scanner@office.test"], [101]),
         (["<Scanner@Office.TEST>"], [101]),
+        (["\t <Scans@Anywhere.TEST>\r\n"], [101]),
+        (["\u{00A0}<Scans@Anywhere.TEST>\u{2003}"], [101]),
+        (["Anything@CI.example.test"], [100]),
         (["anything@ci.example.test"], [100]),
         (["ops+build-alerts@example.test"], [100]),
         (["build.alerts@example.test"], [100]),
