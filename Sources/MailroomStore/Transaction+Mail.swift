@@ -54,7 +54,7 @@ extension Transaction {
         try requireMailbox(box)
         var nextRaw = try counter("next_raw_id")
         var nextID = try counter(Counter.nextMessageID)
-        var rank = try topRank(of: box).map { $0 + Rank.gap } ?? Rank.gap
+        var rank = try rankOnTop(of: box)
         var added = 0
         let firstID = nextID
         // What the index is given of bodies kept in their raw mail, by message id.
@@ -141,7 +141,7 @@ extension Transaction {
             rank = top + Rank.gap
         } else {
             try requireMailbox(box)
-            rank = try topRank(of: box).map { $0 + Rank.gap } ?? Rank.gap
+            rank = try rankOnTop(of: box)
         }
         database.heldTops[box] = rank
         return (id, rank)

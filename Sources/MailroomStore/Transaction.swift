@@ -54,7 +54,7 @@ public final class Transaction: Reader {
     func newMessagePlace(in box: MailboxID) throws(StoreError) -> (id: Int64, rank: Int64) {
         try requireMailbox(box)
         let id = try takeCounter(Counter.nextMessageID)
-        return (id, try topRank(of: box).map { $0 + Rank.gap } ?? Rank.gap)
+        return (id, try rankOnTop(of: box))
     }
 
     /// Replaces a message's subject and body with a checked draft.
@@ -138,7 +138,7 @@ public final class Transaction: Reader {
                 place = try freeRank(near: rank, in: target)
             } else {
                 target = .inbox
-                place = (try topRank(of: .inbox) ?? 0) + Rank.gap
+                place = try rankOnTop(of: .inbox)
             }
             try run("""
                 UPDATE messages SET origin_mailbox = NULL, origin_rank = NULL, trashed_in = NULL,
@@ -194,6 +194,11 @@ public final class Transaction: Reader {
         try statement.bind([.integer(box.rawValue)])
         defer { statement.reset() }
         return try statement.step() ? try statement.optionalInteger(at: 0) : nil
+    }
+
+    /// The rank of a message put on top of `box` now.
+    func rankOnTop(of box: MailboxID) throws(StoreError) -> Int64 {
+        try topRank(of: box).map { $0 + Rank.gap } ?? Rank.gap
     }
 
     /// The counter's value, raised by one for the next caller.

@@ -8,14 +8,19 @@ import Testing
 @Suite struct GatheringTests {
     /// A group whose commits each stop at a gate, so the test decides what is queued when.
     private final class Gated: Sendable {
-        /// Eight senders: a batch gathers until it holds four entries.
-        let group = GroupCommit(senders: { 8 }, gathering: 60_000_000)
+        /// The gathering lasts 60 s here: only the queue ends it.
+        let group: GroupCommit
         let sizes = Shared<[Int]>([])
         /// Signalled as each commit begins.
         let entered = DispatchSemaphore(value: 0)
         /// Each commit waits for a signal here before it ends.
         let gate = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
+
+        /// Eight senders: a batch gathers until it holds four entries.
+        init(senders: Int = 8) {
+            group = GroupCommit(senders: { senders }, gathering: 60_000_000)
+        }
 
         func detached() {
             let entry = GroupCommit.Entry(command: { _ in true }, whenDone: { [finished] _ in finished.signal() })
@@ -79,30 +84,12 @@ import Testing
     }
 
     @Test func fewSendersCommitAtOnce() {
-        let group = GroupCommit(senders: { 3 }, gathering: 60_000_000)
-        let sizes = Shared<[Int]>([])
-        let gate = DispatchSemaphore(value: 0)
-        let entered = DispatchSemaphore(value: 0)
-        let finished = DispatchSemaphore(value: 0)
-        func detached() {
-            group.submitDetached(GroupCommit.Entry(command: { _ in true }, whenDone: { _ in finished.signal() })) { batch in
-                sizes.value.withLock { $0.append(batch.count) }
-                entered.signal()
-                gate.wait()
-            }
-        }
-        detached()
-        #expect(entered.wait(timeout: .now() + 30) == .success)
-        detached()
-        detached()
-        gate.signal()
-        #expect(entered.wait(timeout: .now() + 30) == .success)
-        detached()
-        gate.signal()
+        let gated = Gated(senders: 3)
+        gated.afterASharedBatch(queuing: 1)
         // Three senders gather no company: the batch of one after a batch of two goes at once.
-        #expect(entered.wait(timeout: .now() + 30) == .success)
-        gate.signal()
-        for _ in 0..<4 { #expect(finished.wait(timeout: .now() + 30) == .success) }
-        #expect(sizes.value.withLock { $0 } == [1, 2, 1])
+        #expect(gated.began(within: 30))
+        gated.gate.signal()
+        for _ in 0..<4 { #expect(gated.finished.wait(timeout: .now() + 30) == .success) }
+        #expect(gated.sizes.value.withLock { $0 } == [1, 2, 1])
     }
 }
