@@ -16,6 +16,9 @@ public struct Response: Sendable {
     /// The status line and fields as bytes, made once by `prepared()` for an answer that is sent
     /// many times as it is (a static file, a cached page); any change to the response drops it.
     private(set) var preparedHead: [UInt8]?
+    /// Set by `repeating(while:)`: when the same request may get these bytes again without the
+    /// application. Dropped, with `preparedHead`, by any change.
+    public internal(set) var repeatable: Repeatable?
 
     public init(status: Status = .ok, headers: Headers = Headers(), body: [UInt8] = []) {
         self.status = status
@@ -51,6 +54,7 @@ public struct Response: Sendable {
     /// the refusal. Assigning the whole value runs no observers, so this cannot recurse.
     private mutating func settle() {
         preparedHead = nil
+        repeatable = nil
         if headers.refusedAField || Headers.containsLineBreakOrNUL(status.reason) {
             self = Self.refusal
         }

@@ -30,15 +30,19 @@ public struct StaticFiles: Sendable {
     public func response(
         for path: String, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil, acceptEncoding: String? = nil
     ) -> Response? {
-        guard let file = cache.file(path, load: { known in load(path, unless: known) }) else { return nil }
+        guard let (file, checkedUntil) = cache.file(path, load: { known in load(path, unless: known) }) else { return nil }
         let variant = file.variant(for: acceptEncoding)
+        let answer: Response
         if let ifNoneMatch {
-            return ETag.ifNoneMatch(ifNoneMatch, matches: variant.etag) ? variant.notModified : variant.ok
+            answer = ETag.ifNoneMatch(ifNoneMatch, matches: variant.etag) ? variant.notModified : variant.ok
+        } else if let ifModifiedSince, let since = HTTPDate.seconds(from: ifModifiedSince),
+                  Int64(file.modified / 1_000_000_000) <= since {
+            answer = variant.notModified
+        } else {
+            answer = variant.ok
         }
-        if let ifModifiedSince, let since = HTTPDate.seconds(from: ifModifiedSince), Int64(file.modified / 1_000_000_000) <= since {
-            return variant.notModified
-        }
-        return variant.ok
+        // The same request gets the same answer until the copy in memory is checked again.
+        return answer.repeating(while: Repeatable { Cache.seconds() < checkedUntil })
     }
 
     /// The file that `path` names, read from disk unless `known` is still its current copy;
@@ -160,22 +164,26 @@ public struct StaticFiles: Sendable {
 
         /// The file for `path`, from memory while it was confirmed less than `recheckSeconds`
         /// ago; otherwise `load` confirms or replaces the copy in memory (or finds it gone).
-        func file(_ path: String, load: (File?) -> File?) -> File? {
+        /// With it, the moment (`seconds()`) from which it is to be confirmed again.
+        func file(_ path: String, load: (File?) -> File?) -> (file: File, checkedUntil: Int)? {
             let now = Cache.seconds()
             let memo = Cache.memos.object { Memo() }
             if let memo, memo.cache == serial, let known = memo.entries[path], now < known.checked + recheckSeconds {
-                return known.file
+                return (known.file, known.checked + recheckSeconds)
             }
             let known = entries.withLock { $0[path] }
             if let known, now < known.checked + recheckSeconds {
                 remember(known, for: path, in: memo)
-                return known.file
+                return (known.file, known.checked + recheckSeconds)
             }
-            let file = load(known?.file)
-            let entry = file.map { Entry(file: $0, checked: now) }
+            guard let file = load(known?.file) else {
+                entries.withLock { $0[path] = nil }
+                return nil
+            }
+            let entry = Entry(file: file, checked: now)
             entries.withLock { $0[path] = entry }
-            if let entry { remember(entry, for: path, in: memo) }
-            return file
+            remember(entry, for: path, in: memo)
+            return (file, now + recheckSeconds)
         }
 
         /// Only paths that named a file are remembered, as in the shared entries, and at most

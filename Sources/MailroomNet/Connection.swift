@@ -291,6 +291,16 @@ final class Connection {
                 break
             }
             let started = Clock.now
+            // The same bytes as a GET this loop answered for this address, while its answer is
+            // current: sent again without parsing or the application (`RepeatedAnswers`).
+            if !loop.isStopping, let known = loop.repeated.answer(for: input, peer: peer) {
+                disarmDeadline()
+                input.removeFirst(known.request.count)
+                loop.log.metrics.repeatedAnswers.wrappingAdd(1, ordering: .relaxed)
+                answer(known.response, method: .get, target: known.target, keepAlive: true, echoKeepAlive: known.echoKeepAlive,
+                       started: started)
+                continue
+            }
             switch RequestParser.parse(input, limits: limits) {
             case .incomplete:
                 guard input.count <= maxBufferedBytes else {
@@ -301,10 +311,10 @@ final class Connection {
                 return
             case .request(var request, let consumed, let keepAlive):
                 disarmDeadline()
-                input.removeFirst(consumed)
                 request.peer = peer
                 let echo = keepAlive && request.headers["Connection"]?.lowercased() == "keep-alive"
                 if loop.mayWait(request) {
+                    input.removeFirst(consumed)
                     // A change waits for its commit: off the loop, so the loop serves others and
                     // changes from many connections can be committed together.
                     isAwaitingReply = true
@@ -317,6 +327,10 @@ final class Connection {
                     return
                 }
                 let response = loop.handler(request)
+                if request.method == .get && keepAlive && !loop.isStopping && response.repeatable != nil {
+                    loop.repeated.keep(input[..<consumed], peer: peer, response: response, target: request.target, echoKeepAlive: echo)
+                }
+                input.removeFirst(consumed)
                 if request.method == .get && response.isEventStream, let events = loop.events {
                     guard !loop.isStopping else {
                         answer(loop.errorPage(HTTPError(.serviceUnavailable, "Mailroom is stopping.")), method: request.method,

@@ -46,6 +46,8 @@ final class EventLoop {
     private let housekeeping: Housekeeping?
     private var housekeepingTimer: OpaquePointer?
     private(set) var isStopping = false
+    /// Answers this loop may send again for the same request (see `RepeatedAnswers`).
+    var repeated = RepeatedAnswers()
     private var dateSecond: Int64 = -1
     private var dateText = ""
 

@@ -10,6 +10,8 @@ public final class Metrics: Sendable {
     private let redirects = Atomic<Int>(0)
     private let notModified = Atomic<Int>(0)
     public let posts = Atomic<Int>(0)
+    /// GETs answered again from a loop's `RepeatedAnswers`, without the application.
+    public let repeatedAnswers = Atomic<Int>(0)
     public let commits = Atomic<Int>(0)
     /// Changes (posts and messages) in all commits so far, and how they fell into batches.
     public let committedChanges = Atomic<Int>(0)

@@ -59,3 +59,41 @@ import Testing
         }
     }
 }
+
+/// A static file's answer may be sent again for the same request only until its copy in memory
+/// is due to be checked against the disk.
+@Suite struct StaticFilesRepeatTests {
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("mailroom-static-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("body { color: red }".utf8).write(to: folder.appendingPathComponent("style.css"))
+    }
+
+    @Test func anAnswerRepeatsWhileTheCopyInMemoryIsCurrent() throws {
+        let files = StaticFiles(root: folder.path, recheckSeconds: 3_600)
+        let answer = try #require(files.response(for: "/style.css"))
+        #expect(answer.repeatable?.isCurrent == true)
+        let notModified = try #require(files.response(for: "/style.css", ifNoneMatch: answer.headers["ETag"]))
+        #expect(notModified.status == .notModified)
+        #expect(notModified.repeatable?.isCurrent == true)
+    }
+
+    @Test func anAnswerDueForACheckIsNotRepeated() throws {
+        let files = StaticFiles(root: folder.path, recheckSeconds: 0)
+        let answer = try #require(files.response(for: "/style.css"))
+        #expect(answer.repeatable?.isCurrent == false)
+    }
+
+    @Test func anyChangeToAMarkedAnswerDropsTheMark() throws {
+        let files = StaticFiles(root: folder.path, recheckSeconds: 3_600)
+        var answer = try #require(files.response(for: "/style.css"))
+        answer.headers.add("X-Extra", "1")
+        #expect(answer.repeatable == nil)
+        #expect(!answer.isPrepared)
+        // Only a prepared answer can be marked.
+        let plain = Response(text: "hello").repeating(while: Repeatable { true })
+        #expect(plain.repeatable == nil)
+    }
+}

@@ -71,6 +71,16 @@ import Testing
         #expect(String(decoding: page.body, as: UTF8.self).contains("Secret"))
     }
 
+    @Test func pagesBehindThePasswordAreNeverMarkedToRepeat() throws {
+        // A session ends without a commit (signing out, expiry): a server that sent a page
+        // again for the same cookie would outlive it.
+        let cookie = sessionCookie(try signIn("hunter2"))
+        let page = try get("/mailboxes/inbox", cookie: cookie)
+        #expect(page.status == .ok)
+        #expect(page.repeatable == nil)
+        #expect(try get("/mailboxes/inbox", cookie: cookie).repeatable == nil)
+    }
+
     @Test(arguments: ["https://evil.example/", "//evil.example/x", "javascript:alert(1)"])
     func nextNeverLeadsToAnotherSite(next: String) throws {
         #expect(try signIn("hunter2", next: next).headers["Location"] == "/mailboxes/inbox")

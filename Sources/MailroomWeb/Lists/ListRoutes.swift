@@ -12,7 +12,8 @@ extension MailroomApp {
         let stamp = store.revision
         let memo = PageMemo.current
         if let kept = memo?.page(for: request.target, app: serial, revision: stamp, day: day) {
-            return PageTag.matches(request, kept.etag) ? PageTag.notModified(kept.etag) : kept.response
+            let answer = PageTag.matches(request, kept.etag) ? PageTag.notModified(kept.etag) : kept.response
+            return repeatable(answer, stamp: stamp, day: day)
         }
         // Loaded before the page is read: the page shows at least this revision of the mailbox.
         // `through` says which commits that revision has heard of: the store's revision is
@@ -26,8 +27,10 @@ extension MailroomApp {
         if let kept = pages.value(PageKey(counts: counts, day: day, target: request.target), in: box, revision: revision) {
             // A page kept for a revision that may not have heard of commit `stamp` yet is sent,
             // as before, but not remembered as current at `stamp`.
-            if through >= stamp { memo?.keep(kept, for: request.target, app: serial, revision: stamp, day: day) }
-            return PageTag.matches(request, kept.etag) ? PageTag.notModified(kept.etag) : kept.response
+            let answer = PageTag.matches(request, kept.etag) ? PageTag.notModified(kept.etag) : kept.response
+            guard through >= stamp else { return answer }
+            memo?.keep(kept, for: request.target, app: serial, revision: stamp, day: day)
+            return repeatable(answer, stamp: stamp, day: day)
         }
         let etag = PageTag.for(boot: boot, revision: Int(revision), counts: counts, target: request.target, day: day)
         let requested = try ListQuery.state(from: request.query)
@@ -44,8 +47,18 @@ extension MailroomApp {
         pages.store(kept, for: PageKey(counts: shownCounts, day: day, target: request.target),
                     in: box, revision: revision, cost: answer.body.count)
         // Rows kept for the mailbox's revision went into it: the same holds as above.
-        if through >= stamp { memo?.keep(kept, for: request.target, app: serial, revision: stamp, day: day) }
-        return answer
+        guard through >= stamp else { return answer }
+        memo?.keep(kept, for: request.target, app: serial, revision: stamp, day: day)
+        return repeatable(answer, stamp: stamp, day: day)
+    }
+
+    /// A page that is current as of commit `stamp` on `day`, marked so that a loop may send it
+    /// again for the same request until the next commit or the next day, as `PageMemo` would.
+    /// Behind a password it is never repeated: a session ends without a commit.
+    private func repeatable(_ page: Response, stamp: Int64, day: Int64) -> Response {
+        guard signIn == nil else { return page }
+        let (store, now) = (store, now)
+        return page.repeating(while: Repeatable { store.revision == stamp && now() / 86_400 == day })
     }
 
     /// `PageTag.counts` of the sidebar as of the last commit, worked out once per commit rather

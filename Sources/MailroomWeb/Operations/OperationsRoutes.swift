@@ -31,6 +31,9 @@ extension MailroomApp {
         for (code, count) in responses { text.sample("mailroom_http_responses_total", ["code": "\(code)"], count) }
         let simple: [(name: String, type: String, help: String, value: Int)] = [
             ("mailroom_posts_total", "counter", "Form posts received.", metrics.posts.load(ordering: .relaxed)),
+            ("mailroom_http_repeated_total", "counter",
+             "GETs answered again with the bytes of the same request's last answer, while nothing they show had changed.",
+             metrics.repeatedAnswers.load(ordering: .relaxed)),
             ("mailroom_commits_total", "counter", "Durable commits; each holds the posts and messages that arrived together.",
              metrics.commits.load(ordering: .relaxed)),
         ]

@@ -16,6 +16,8 @@ final class HTTPClient {
     /// A receive buffer this small (SO_RCVBUF, set before connecting) makes the server's socket
     /// take a big answer a piece at a time, as a slow reader does.
     var receiveBufferBytes: Int32?
+    /// The loopback address to connect from (127.0.0.2 is a second client); 127.0.0.1 when nil.
+    var sourceAddress: String?
 
     init(port: Int, timeoutSeconds: Int = 5, keepingAlive owner: AnyObject? = nil) {
         self.port = port
@@ -61,6 +63,11 @@ final class HTTPClient {
             guard sent > 0 else { throw TestFailure("send to 127.0.0.1:\(port) failed: \(Self.lastError)") }
             offset += sent
         }
+    }
+
+    /// Reads the next response to a request sent with `write` (a GET's: it has a body).
+    func receive() throws -> HTTPResponse {
+        try readResponse(isHead: false)
     }
 
     /// Reads everything until the server closes the connection, for checking that nothing
@@ -160,6 +167,19 @@ final class HTTPClient {
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         if var size = receiveBufferBytes {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let sourceAddress {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(sourceAddress)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                let error = Self.lastError
+                Glibc.close(fd)
+                throw TestFailure("cannot connect from \(sourceAddress): \(error)")
+            }
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -1,0 +1,74 @@
+import Glibc
+import HTTP
+
+/// The answers one loop may send again for a request it has answered before, byte for byte,
+/// from the same address: a client polling a page or fetching the stylesheet again is answered
+/// without parsing, routing or asking the application, while the answer says it is current
+/// (`Response.repeatable`). A miss costs a comparison of the first bytes of a few entries.
+///
+/// Only GETs answered whole from memory are kept (no stream, no waiting on a commit): at most
+/// `maxEntries` of them, each request at most `maxRequestBytes`, each body at most
+/// `maxBodyBytes` and all bodies together at most `maxCost`. A body is the application's own
+/// (shared, not copied), but an entry can keep it after the application has let it go.
+struct RepeatedAnswers {
+    struct Entry {
+        let request: [UInt8]
+        let peer: String
+        let response: Response
+        let condition: Repeatable
+        let target: String
+        let echoKeepAlive: Bool
+    }
+
+    private var entries: [Entry] = []
+    private var cost = 0
+
+    static let maxEntries = 16
+    static let maxRequestBytes = 2_048
+    static let maxBodyBytes = 1 << 20
+    static let maxCost = 2 << 20
+
+    /// The entry whose request `input` starts with, from `peer`, if it is still current; a
+    /// stale one found on the way is dropped.
+    mutating func answer(for input: [UInt8], peer: String) -> Entry? {
+        guard !entries.isEmpty else { return nil }
+        return input.withUnsafeBytes { bytes -> Entry? in
+            for index in entries.indices {
+                let request = entries[index].request
+                guard request.count <= bytes.count else { continue }
+                let same = request.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, $0.count) == 0 }
+                guard same, entries[index].peer == peer else { continue }
+                let entry = entries[index]
+                guard entry.condition.isCurrent else {
+                    remove(at: index)
+                    return nil
+                }
+                return entry
+            }
+            return nil
+        }
+    }
+
+    /// Keeps `response` as the answer to `request` from `peer`, if it may be repeated; the
+    /// entry for the same request and address is replaced, and the oldest goes when full.
+    mutating func keep(_ request: ArraySlice<UInt8>, peer: String, response: Response, target: String, echoKeepAlive: Bool) {
+        guard let condition = response.repeatable, request.count <= Self.maxRequestBytes, response.stream == nil,
+              response.body.count <= Self.maxBodyBytes else { return }
+        let bytes = Array(request)
+        if let known = entries.firstIndex(where: { $0.request == bytes && $0.peer == peer }) { remove(at: known) }
+        while !entries.isEmpty && (entries.count >= Self.maxEntries || cost + response.body.count > Self.maxCost) {
+            remove(at: 0)
+        }
+        entries.append(Entry(
+            request: bytes, peer: peer, response: response, condition: condition, target: target, echoKeepAlive: echoKeepAlive))
+        cost += response.body.count
+    }
+
+    private mutating func remove(at index: Int) {
+        cost -= entries.remove(at: index).response.body.count
+    }
+
+    /// How many answers are kept, and their bodies' bytes together.
+    var count: Int { entries.count }
+    var bytes: Int { cost }
+}

@@ -1,0 +1,112 @@
+import Testing
+
+/// A GET that a loop has answered before, byte for byte and from the same address, is answered
+/// again without the app while nothing it shows has changed: the same bytes, and after any
+/// change the change itself, never the answer from before it.
+@Suite struct RepeatedAnswersTests {
+    /// One loop, so that every connection meets the same kept answers.
+    private static func server() throws -> TestServer {
+        try TestServer(library: TestServer.library(inbox: ["Message 1", "Message 2", "Message 3"]), threads: 1)
+    }
+
+    private func repeats(_ server: TestServer) -> Int {
+        server.app.metrics.repeatedAnswers.load(ordering: .relaxed)
+    }
+
+    @Test func theSameGetIsAnsweredAgainWithTheSameBytes() throws {
+        let server = try Self.server()
+        let client = server.client()
+        let page = try client.send("GET", "/mailboxes/inbox")
+        let css = try client.send("GET", "/style.css")
+        #expect(repeats(server) == 0)
+        let pageAgain = try client.send("GET", "/mailboxes/inbox")
+        let cssAgain = try client.send("GET", "/style.css")
+        #expect(repeats(server) == 2)
+        #expect(pageAgain.status == 200 && cssAgain.status == 200)
+        #expect(pageAgain.body == page.body && cssAgain.body == css.body)
+        #expect(pageAgain.header("ETag") == page.header("ETag"))
+        #expect(pageAgain.header("Content-Security-Policy") == page.header("Content-Security-Policy"))
+        #expect(pageAgain.header("Date") != nil)
+        #expect(client.connectionsOpened == 1)
+    }
+
+    @Test func aChangeIsShownToTheNextRepeatOfTheRequest() throws {
+        let server = try Self.server()
+        let client = server.client()
+        _ = try client.send("GET", "/mailboxes/inbox")
+        let before = try client.send("GET", "/mailboxes/inbox")
+        #expect(repeats(server) == 1)
+        #expect(before.text.contains("Message 2"))
+
+        // Someone else deletes message 2 meanwhile.
+        let bob = server.browser()
+        try bob.get("/mailboxes/inbox?mode=active")
+        try bob.press(("delete", "2"))
+        #expect(server.ids(in: .inbox) == [1, 3])
+
+        let counted = repeats(server)
+        let after = try client.send("GET", "/mailboxes/inbox")
+        #expect(repeats(server) == counted, "the answer from before the change was sent again")
+        #expect(!after.text.contains("Message 2"))
+        #expect(after.text.contains("Message 3"))
+        #expect(after.header("ETag") != before.header("ETag"))
+        // The new answer is the one repeated from now on.
+        let again = try client.send("GET", "/mailboxes/inbox")
+        #expect(repeats(server) == counted + 1)
+        #expect(again.body == after.body)
+    }
+
+    @Test func anotherAddressIsNotAnsweredFromTheFirstAddressesRequest() throws {
+        let server = try Self.server()
+        let first = server.client()
+        _ = try first.send("GET", "/mailboxes/inbox")
+        let other = server.client()
+        other.sourceAddress = "127.0.0.2"
+        let page = try other.send("GET", "/mailboxes/inbox")
+        #expect(repeats(server) == 0)
+        #expect(page.status == 200 && page.text.contains("Message 1"))
+        _ = try other.send("GET", "/mailboxes/inbox")
+        #expect(repeats(server) == 1)
+    }
+
+    @Test func pipelinedRepeatsAreEachAnsweredInOrder() throws {
+        let server = try Self.server()
+        let client = server.client()
+        let page = try client.send("GET", "/mailboxes/inbox")
+        let css = try client.send("GET", "/style.css")
+        let host = "Host: 127.0.0.1:\(server.port)\r\n"
+        let inbox = "GET /mailboxes/inbox HTTP/1.1\r\n\(host)\r\n"
+        let style = "GET /style.css HTTP/1.1\r\n\(host)\r\n"
+        try client.write(Array((inbox + style + inbox + "GET /mailboxes/archive HTTP/1.1\r\n\(host)\r\n").utf8))
+        let answers = try (0..<4).map { _ in try client.receive() }
+        #expect(answers.map(\.status) == [200, 200, 200, 200])
+        #expect(answers[0].body == page.body && answers[2].body == page.body)
+        #expect(answers[1].body == css.body)
+        #expect(answers[3].text.contains("Archive") && !answers[3].text.contains("Message 1"))
+        #expect(repeats(server) == 3)
+    }
+
+    @Test func aHeadAfterTheSameGetGetsNoBody() throws {
+        let server = try Self.server()
+        let client = server.client()
+        let page = try client.send("GET", "/mailboxes/inbox")
+        _ = try client.send("GET", "/mailboxes/inbox")
+        let head = try client.send("HEAD", "/mailboxes/inbox")
+        #expect(head.status == 200)
+        #expect(head.header("Content-Length") == String(page.body.count))
+        #expect(repeats(server) == 1)
+        // Nothing followed the HEAD's head: the next answer on the connection is whole and right.
+        let after = try client.send("GET", "/style.css")
+        #expect(after.status == 200 && after.header("Content-Type")?.hasPrefix("text/css") == true)
+    }
+
+    @Test func aRequestThatAsksToCloseIsNeverRepeated() throws {
+        let server = try Self.server()
+        for _ in 0..<3 {
+            let client = server.client()
+            let page = try client.send("GET", "/mailboxes/inbox", headers: [("Connection", "close")])
+            #expect(page.status == 200 && page.closesConnection)
+        }
+        #expect(repeats(server) == 0)
+    }
+}
