@@ -62,15 +62,7 @@ import Testing
 
 /// A static file's answer may be sent again for the same request only until its copy in memory
 /// is due to be checked against the disk.
-@Suite struct StaticFilesRepeatTests {
-    let folder: URL
-
-    init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("mailroom-static-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Data("body { color: red }".utf8).write(to: folder.appendingPathComponent("style.css"))
-    }
-
+extension StaticFilesCacheTests {
     @Test func anAnswerRepeatsWhileTheCopyInMemoryIsCurrent() throws {
         let files = StaticFiles(root: folder.path, recheckSeconds: 3_600)
         let answer = try #require(files.response(for: "/style.css"))

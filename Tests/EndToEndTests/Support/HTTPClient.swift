@@ -169,13 +169,7 @@ final class HTTPClient {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
         if let sourceAddress {
-            var local = sockaddr_in()
-            local.sin_family = sa_family_t(AF_INET)
-            local.sin_addr.s_addr = inet_addr(sourceAddress)
-            let bound = withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard bound == 0 else {
+            guard bindSource(fd, to: sourceAddress) else {
                 let error = Self.lastError
                 Glibc.close(fd)
                 throw TestFailure("cannot connect from \(sourceAddress): \(error)")
