@@ -293,12 +293,13 @@ final class Connection {
             let started = Clock.now
             // The same bytes as a GET this loop answered for this address, while its answer is
             // current: sent again without parsing or the application (`RepeatedAnswers`).
-            if !loop.isStopping, let known = loop.repeated.answer(for: input, peer: peer) {
+            if !loop.isStopping, let known = loop.repeated.answer(for: input, peer: peer, date: loop.date) {
                 disarmDeadline()
                 input.removeFirst(known.request.count)
                 loop.log.metrics.repeatedAnswers.wrappingAdd(1, ordering: .relaxed)
-                answer(known.response, method: .get, target: known.target, keepAlive: true, echoKeepAlive: known.echoKeepAlive,
-                       started: started)
+                writer.write(known.head, known.response.body)
+                loop.log.record(peer: peer, method: "GET", target: known.target, status: known.response.status.code,
+                                bytes: known.response.body.count, started: started)
                 continue
             }
             switch RequestParser.parse(input, limits: limits) {

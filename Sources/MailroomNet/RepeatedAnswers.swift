@@ -18,6 +18,9 @@ struct RepeatedAnswers {
         let condition: Repeatable
         let target: String
         let echoKeepAlive: Bool
+        /// The head as last sent, and the `Date` it carries: made again once a second.
+        var head: [UInt8] = []
+        var date = ""
     }
 
     private var entries: [Entry] = []
@@ -28,9 +31,9 @@ struct RepeatedAnswers {
     static let maxBodyBytes = 1 << 20
     static let maxCost = 2 << 20
 
-    /// The entry whose request `input` starts with, from `peer`, if it is still current; a
-    /// stale one found on the way is dropped.
-    mutating func answer(for input: [UInt8], peer: String) -> Entry? {
+    /// The entry whose request `input` starts with, from `peer`, if it is still current, with
+    /// its head for `date`; a stale one found on the way is dropped.
+    mutating func answer(for input: [UInt8], peer: String, date: String) -> Entry? {
         guard !entries.isEmpty else { return nil }
         return input.withUnsafeBytes { bytes -> Entry? in
             for index in entries.indices {
@@ -38,12 +41,16 @@ struct RepeatedAnswers {
                 guard request.count <= bytes.count else { continue }
                 let same = request.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, $0.count) == 0 }
                 guard same, entries[index].peer == peer else { continue }
-                let entry = entries[index]
-                guard entry.condition.isCurrent else {
+                guard entries[index].condition.isCurrent else {
                     remove(at: index)
                     return nil
                 }
-                return entry
+                if entries[index].date != date {
+                    let entry = entries[index]
+                    entries[index].head = entry.response.head(keepAlive: true, echoKeepAlive: entry.echoKeepAlive, date: date)
+                    entries[index].date = date
+                }
+                return entries[index]
             }
             return nil
         }

@@ -30,6 +30,24 @@ import Testing
         #expect(client.connectionsOpened == 1)
     }
 
+    @Test func aRepeatedAnswerCarriesTheDateOfTheSecondItIsSentIn() throws {
+        let server = try Self.server()
+        let client = server.client()
+        let first = try client.send("GET", "/mailboxes/inbox")
+        let firstDate = try #require(first.header("Date"))
+        // Asked again and again until the clock passes a second (at most 5 s).
+        let deadline = ContinuousClock.now + .seconds(5)
+        var asked = 0
+        var later = first
+        while later.header("Date") == firstDate && ContinuousClock.now < deadline {
+            later = try client.send("GET", "/mailboxes/inbox")
+            asked += 1
+        }
+        #expect(later.header("Date") != firstDate)
+        #expect(later.body == first.body)
+        #expect(repeats(server) == asked, "every answer after the first was a repeat")
+    }
+
     @Test func aChangeIsShownToTheNextRepeatOfTheRequest() throws {
         let server = try Self.server()
         let client = server.client()
