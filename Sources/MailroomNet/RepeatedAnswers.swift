@@ -28,8 +28,11 @@ struct RepeatedAnswers {
 
     static let maxEntries = 16
     static let maxRequestBytes = 2_048
-    static let maxBodyBytes = 1 << 20
-    static let maxCost = 2 << 20
+    /// Small answers only: sending a large one costs so much more than finding it (a page of
+    /// 500 rows, 360 KiB) that skipping the app saves little, and holding such pages after the
+    /// app has let them go grew the server's memory from one bench round to the next.
+    static let maxBodyBytes = 128 << 10
+    static let maxCost = 1 << 20
 
     /// The entry whose request `input` starts with, from `peer`, if it is still current, with
     /// its head for `date`; a stale one found on the way is dropped.

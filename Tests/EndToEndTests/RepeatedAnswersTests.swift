@@ -20,8 +20,10 @@ import Testing
         let css = try client.send("GET", "/style.css")
         #expect(repeats(server) == 0)
         let pageAgain = try client.send("GET", "/mailboxes/inbox")
+        #expect(repeats(server) == 1)
+        // The stylesheet's answer is repeated too, unless its once-a-second check against the
+        // disk fell between the two requests (the mark itself: `StaticFilesCacheTests`).
         let cssAgain = try client.send("GET", "/style.css")
-        #expect(repeats(server) == 2)
         #expect(pageAgain.status == 200 && cssAgain.status == 200)
         #expect(pageAgain.body == page.body && cssAgain.body == css.body)
         #expect(pageAgain.header("ETag") == page.header("ETag"))
@@ -101,7 +103,8 @@ import Testing
         #expect(answers[0].body == page.body && answers[2].body == page.body)
         #expect(answers[1].body == css.body)
         #expect(answers[3].text.contains("Archive") && !answers[3].text.contains("Message 1"))
-        #expect(repeats(server) == 3)
+        // Both pages, and the stylesheet unless its check against the disk fell due meanwhile.
+        #expect((2...3).contains(repeats(server)))
     }
 
     @Test func aHeadAfterTheSameGetGetsNoBody() throws {
@@ -116,6 +119,17 @@ import Testing
         // Nothing followed the HEAD's head: the next answer on the connection is whole and right.
         let after = try client.send("GET", "/style.css")
         #expect(after.status == 200 && after.header("Content-Type")?.hasPrefix("text/css") == true)
+    }
+
+    @Test func aLargePageIsAlwaysMadeByTheApp() throws {
+        let subjects = (1...400).map { "A message with a subject long enough to fill its row \($0)" }
+        let server = try TestServer(library: TestServer.library(inbox: subjects), threads: 1, pageSize: 500)
+        let client = server.client()
+        let page = try client.send("GET", "/mailboxes/inbox")
+        #expect(page.body.count > 128 * 1_024)
+        let again = try client.send("GET", "/mailboxes/inbox")
+        #expect(again.body == page.body)
+        #expect(repeats(server) == 0)
     }
 
     @Test func aRequestThatAsksToCloseIsNeverRepeated() throws {
