@@ -77,8 +77,4 @@ struct RepeatedAnswers {
     private mutating func remove(at index: Int) {
         cost -= entries.remove(at: index).response.body.count
     }
-
-    /// How many answers are kept, and their bodies' bytes together.
-    var count: Int { entries.count }
-    var bytes: Int { cost }
 }
