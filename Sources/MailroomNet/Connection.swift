@@ -297,9 +297,7 @@ final class Connection {
                 disarmDeadline()
                 input.removeFirst(known.request.count)
                 loop.log.metrics.repeatedAnswers.wrappingAdd(1, ordering: .relaxed)
-                writer.write(known.head, known.response.body)
-                loop.log.record(peer: peer, method: "GET", target: known.target, status: known.response.status.code,
-                                bytes: known.response.body.count, started: started)
+                answer(known.response, method: .get, target: known.target, keepAlive: true, head: known.head, started: started)
                 continue
             }
             switch RequestParser.parse(input, limits: limits) {

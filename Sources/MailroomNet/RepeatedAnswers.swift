@@ -60,12 +60,12 @@ struct RepeatedAnswers {
     }
 
     /// Keeps `response` as the answer to `request` from `peer`, if it may be repeated; the
-    /// entry for the same request and address is replaced, and the oldest goes when full.
+    /// oldest goes when full. (A request kept already is answered by `answer(for:)` until its
+    /// entry goes stale and is dropped, so it never reaches here twice.)
     mutating func keep(_ request: ArraySlice<UInt8>, peer: String, response: Response, target: String, echoKeepAlive: Bool) {
         guard let condition = response.repeatable, request.count <= Self.maxRequestBytes, response.stream == nil,
               response.body.count <= Self.maxBodyBytes else { return }
         let bytes = Array(request)
-        if let known = entries.firstIndex(where: { $0.request == bytes && $0.peer == peer }) { remove(at: known) }
         while !entries.isEmpty && (entries.count >= Self.maxEntries || cost + response.body.count > Self.maxCost) {
             remove(at: 0)
         }
