@@ -30,6 +30,11 @@ struct MailboxRevisions: Sendable {
     }
 }
 
+/// A cache that `Mailroom.dropStaleValues` reaches, for as long as it exists.
+struct KeptValues: Sendable {
+    weak var values: (any MailboxValues)?
+}
+
 extension Mailroom {
     /// The revision at which `box` last changed: its rows, order and counts are as they were
     /// then for as long as this stays the same.
@@ -41,6 +46,23 @@ extension Mailroom {
     /// that revision is current as of every commit up to `through`.
     public func revisionNoted(of box: MailboxID) -> (revision: Int64, through: Int64) {
         mailboxRevisions.withLock { ($0.revision(of: box), $0.latest) }
+    }
+
+    /// From now on, `values` lets go of what a changed mailbox's revision made stale whenever
+    /// `dropStaleValues` runs. Held weakly: a door's caches go with the door.
+    public func dropsStale(_ values: some MailboxValues) {
+        keptValues.withLock { $0.append(KeptValues(values: values)) }
+    }
+
+    /// Lets every cache kept per mailbox revision go of what no lookup can match again: run at
+    /// rest (once a second, before unused memory is handed back), not on each commit.
+    public func dropStaleValues() {
+        let caches = keptValues.withLock { kept -> [any MailboxValues] in
+            kept.removeAll { $0.values == nil }
+            return kept.compactMap(\.values)
+        }
+        let revisions = mailboxRevisions.withLock { $0 }
+        for cache in caches + [searchCounts] { cache.dropStale(current: revisions.revision(of:)) }
     }
 
     /// After each durable commit, on the committing thread (under the store's write lock): notes

@@ -44,6 +44,8 @@ public final class Mailroom: Sendable {
     let outboundWake = Mutex<Wakeup?>(nil)
     /// How many messages each recent search matches, per mailbox revision (`search`).
     let searchCounts = RevisionCache<SearchQuery, Int>(maxEntries: 1_024)
+    /// The doors' caches of per-mailbox values (`dropsStale`), held weakly.
+    let keptValues = Mutex<[KeptValues]>([])
     /// How arriving mail is tagged; set once before the doors open (`useTagging`).
     let tagging = Mutex(Tagging())
     /// A file this service made for itself (the in-memory convenience), removed with it.

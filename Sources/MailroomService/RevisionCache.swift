@@ -10,7 +10,7 @@ import Synchronization
 /// Its methods are inlinable: a generic class used from another module otherwise runs
 /// unspecialized, looking up its keys' and values' type metadata on every call, which cost the
 /// web door's kept pages several times what the lookup itself costs.
-public final class RevisionCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+public final class RevisionCache<Key: Hashable & Sendable, Value: Sendable>: MailboxValues {
     @usableFromInline
     struct Shelf {
         @usableFromInline var revision: Int64
@@ -55,6 +55,30 @@ public final class RevisionCache<Key: Hashable & Sendable, Value: Sendable>: Sen
         return found
     }
 
+    /// What is kept now, over every mailbox: for tests and measurements.
+    public var held: (entries: Int, cost: Int) {
+        state.withLock { ($0.count, $0.cost) }
+    }
+
+    /// Lets go of the values of each mailbox that has changed since they were kept: no lookup
+    /// can match them again, and otherwise they stay until that mailbox's next value is stored
+    /// (after a change to a mailbox nobody looks at, its last pages would stay for good).
+    /// `current` is asked outside the cache's lock.
+    public func dropStale(current: (MailboxID) -> Int64) {
+        let boxes = state.withLock { state in state.byMailbox.map { ($0.key, $0.value.revision) } }
+        let stale = boxes.filter { box, revision in revision < current(box) }
+        guard !stale.isEmpty else { return }
+        state.withLock { state in
+            for (box, revision) in stale {
+                // Kept again meanwhile, at a newer revision: that shelf is current.
+                guard let shelf = state.byMailbox[box], shelf.revision == revision else { continue }
+                state.byMailbox[box] = nil
+                state.count -= shelf.entries.count
+                state.cost -= shelf.cost
+            }
+        }
+    }
+
     /// Keeps `value` for `key` in `box` at `revision`, the revision read before the value was
     /// worked out (so the value is at least that new); `cost` counts against `maxCost`.
     @inlinable
@@ -85,4 +109,10 @@ public final class RevisionCache<Key: Hashable & Sendable, Value: Sendable>: Sen
             state.byMailbox[box] = shelf
         }
     }
+}
+
+/// Values kept per mailbox revision that can be let go once their mailbox changes: what the
+/// service drops once a second, at rest (`Mailroom.dropStaleValues`).
+public protocol MailboxValues: AnyObject, Sendable {
+    func dropStale(current: (MailboxID) -> Int64)
 }

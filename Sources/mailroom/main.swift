@@ -231,7 +231,11 @@ do {
     server = try Server(
         configuration: serving, logRequests: options.logRequests, logFormat: options.logFormat,
         metrics: app.metrics, events: app.events,
-        housekeeping: Housekeeping(everySeconds: 1) { Memory.handBackUnused() }, mayWait: app.mayStore(_:),
+        housekeeping: Housekeeping(everySeconds: 1) {
+            // Pages kept for a mailbox that has changed since are let go first.
+            app.service.dropStaleValues()
+            Memory.handBackUnused()
+        }, mayWait: app.mayStore(_:),
         mail: mail, errorPage: app.response(for:), handler: app.respond(to:))
     try server.start()
 } catch {

@@ -40,6 +40,33 @@ import Testing
         #expect(cache.hits.load(ordering: .relaxed) == 1)
     }
 
+    @Test func staleValuesAreLetGoAtRestWhileCurrentOnesStay() throws {
+        let service = try makeService(inbox: ["One"], archive: ["Kept"])
+        let cache = RevisionCache<String, String>()
+        service.dropsStale(cache)
+        cache.store("archive page", for: "top", in: .archive, revision: service.revision(of: .archive), cost: 100)
+        cache.store("inbox page", for: "top", in: .inbox, revision: service.revision(of: .inbox), cost: 300)
+        service.dropStaleValues()
+        #expect(cache.held == (2, 400), "nothing changed: everything kept is current")
+        _ = try service.deliver(rawMail("New")).get()
+        #expect(cache.held == (2, 400), "let go only when the service says")
+        service.dropStaleValues()
+        #expect(cache.held == (1, 100))
+        #expect(cache.value("top", in: .archive, revision: service.revision(of: .archive)) == "archive page")
+    }
+
+    @Test func aShelfKeptAgainAtTheNewRevisionIsNotDropped() {
+        let cache = RevisionCache<String, Int>()
+        cache.store(1, for: "top", in: .inbox, revision: 1)
+        cache.dropStale { _ in 1 }
+        #expect(cache.held.entries == 1)
+        cache.dropStale { _ in 2 }
+        #expect(cache.held.entries == 0)
+        cache.store(2, for: "top", in: .inbox, revision: 2)
+        cache.dropStale { _ in 2 }
+        #expect(cache.value("top", in: .inbox, revision: 2) == 2)
+    }
+
     @Test func anOlderRevisionNeverReplacesANewerOne() {
         let cache = RevisionCache<String, Int>()
         cache.store(2, for: "top", in: .inbox, revision: 2)

@@ -33,6 +33,24 @@ import Testing
         #expect(try test.get("/mailboxes/inbox").headers["ETag"] != inboxTag)
     }
 
+    /// A page kept for a mailbox that has changed since can never be sent again: it is let go
+    /// at rest, even when nobody looks at that mailbox again.
+    @Test func pagesOfAChangedMailboxAreLetGoAtRest() throws {
+        let test = try TestApp(library: makeLibrary(inbox: ["One"], archive: ["Kept"]))
+        for page in ["/mailboxes/inbox", "/mailboxes/inbox?n=2", "/mailboxes/archive"] {
+            #expect(try test.get(page).code == 200)
+        }
+        let (_, kept) = test.app.pages.held
+        test.app.service.dropStaleValues()
+        #expect(test.app.pages.held.entries == 3)
+        _ = try test.app.receiveMail(
+            Array("Subject: New\r\n\r\nHello.\r\n".utf8), from: "s@example.test", to: ["desk@example.test"], peer: "127.0.0.1")
+        test.app.service.dropStaleValues()
+        #expect(test.app.pages.held.entries == 1, "the Archive's page stays")
+        #expect(test.app.pages.held.cost < kept / 2)
+        #expect(test.app.slices.held.entries <= 1)
+    }
+
     /// Each thread remembers the pages it answered since the last commit (`PageMemo`): for its
     /// own app only, and only until the next commit.
     @Test func aThreadRemembersAPageForItsOwnAppUntilTheNextCommit() throws {

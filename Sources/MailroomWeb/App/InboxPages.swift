@@ -21,6 +21,7 @@ final class InboxPages: Sendable {
 
     init(web: MailroomApp) {
         self.web = web
+        web.service.dropsStale(positions)
     }
 
     /// `limit` rows from position `start` (0: the top) of the Inbox, or of what `search` matches

@@ -74,6 +74,9 @@ public final class MailroomApp: Sendable {
         self.contentTag = (try? service.store.setting("content-tag", orMake: {
             String(UInt64.random(in: 0...UInt64.max), radix: 36)
         })) ?? boot
+        service.dropsStale(pages)
+        service.dropsStale(slices)
+        service.dropsStale(tagLists)
     }
 
     /// An app over a new store in a temporary file that holds `library`, with no security

@@ -30,6 +30,7 @@ public final class MailpitApp: Sendable {
         self.pages = InboxPages(web: web)
         self.version = version
         self.startedAt = web.now()
+        web.service.dropsStale(answers)
     }
 
     /// What the server calls for each request on the Mailpit port: Mailpit's answer, with the
