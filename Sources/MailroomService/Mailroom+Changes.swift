@@ -54,8 +54,8 @@ extension Mailroom {
         keptValues.withLock { $0.append(KeptValues(values: values)) }
     }
 
-    /// Lets every cache kept per mailbox revision go of what no lookup can match again: run at
-    /// rest (once a second, before unused memory is handed back), not on each commit.
+    /// Has every cache kept per mailbox revision let go of what no lookup can match again: run
+    /// once a second (before unused memory is handed back), not on each commit.
     public func dropStaleValues() {
         let caches = keptValues.withLock { kept -> [any MailboxValues] in
             kept.removeAll { $0.values == nil }
