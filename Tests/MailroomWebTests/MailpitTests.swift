@@ -218,6 +218,20 @@ import Testing
         #expect(MailpitJSON.snippet(odd) == "a" + String(repeating: "é", count: 99) + "...")
     }
 
+    @Test func keptAnswersAndPositionsGoOnceTheInboxHasChanged() throws {
+        try receive("First")
+        try receive("Second")
+        #expect(try call(.get, "/api/v1/messages?start=1&limit=1").status.code == 200)
+        #expect(mailpit.answers.held.entries == 1)
+        #expect(mailpit.pages.positions.held.entries >= 1)
+        inbox.app.service.dropStaleValues()
+        #expect(mailpit.answers.held.entries == 1, "still current")
+        try receive("Third")
+        inbox.app.service.dropStaleValues()
+        #expect(mailpit.answers.held.entries == 0)
+        #expect(mailpit.pages.positions.held.entries == 0)
+    }
+
     @Test func aKeptListIsAnsweredAgainUntilTheInboxChanges() throws {
         try receive("First")
         let first = try call(.get, "/api/v1/messages?limit=5")

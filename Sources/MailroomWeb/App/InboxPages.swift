@@ -11,9 +11,9 @@ import MailroomStore
 final class InboxPages: Sendable {
     let web: MailroomApp
     /// Where each `start` began: the key of the row just above it.
-    private let positions = RevisionCache<Position, Int64>(maxEntries: 4_096)
+    let positions = RevisionCache<Position, Int64>(maxEntries: 4_096)
 
-    private struct Position: Hashable, Sendable {
+    struct Position: Hashable, Sendable {
         /// The search's text in Mailroom's grammar; empty for the plain list.
         var search: String
         var start: Int
