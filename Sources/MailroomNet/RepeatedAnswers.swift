@@ -29,8 +29,8 @@ struct RepeatedAnswers {
     static let maxEntries = 16
     static let maxRequestBytes = 2_048
     /// Small answers only: sending a large one costs so much more than finding it (a page of
-    /// 500 rows, 360 KiB) that skipping the app saves little, and holding such pages after the
-    /// app has let them go grew the server's memory from one bench round to the next.
+    /// 500 rows, 360 KiB) that skipping the app saves little, while holding such pages after
+    /// the app lets them go keeps megabytes in the server's memory.
     static let maxBodyBytes = 128 << 10
     static let maxCost = 1 << 20
 

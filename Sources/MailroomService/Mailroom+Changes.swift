@@ -62,7 +62,7 @@ extension Mailroom {
             return kept.compactMap(\.values)
         }
         let revisions = mailboxRevisions.withLock { $0 }
-        for cache in caches + [searchCounts] { cache.dropStale(current: revisions.revision(of:)) }
+        for cache in caches { cache.dropStale(current: revisions.revision(of:)) }
     }
 
     /// After each durable commit, on the committing thread (under the store's write lock): notes

@@ -72,6 +72,7 @@ public final class Mailroom: Sendable {
         self.events = EventHub(lastID: store.revision)
         self.mailboxRevisions = Mutex(MailboxRevisions(everything: store.revision))
         store.observeCommits { [weak self] revision in self?.committed(revision) }
+        dropsStale(searchCounts)
     }
 
     /// A service over a new store in a temporary file that holds `library`; the file goes when

@@ -136,7 +136,7 @@ final class Database {
     /// With `afterStep`, the copy is made `stepPages` pages at a time and `afterStep` runs
     /// between steps (to flush and pace the copy); the read transaction is this connection's
     /// own, held from the first step to the last, so no commit elsewhere restarts the copy.
-    func backup(to destination: String, stepPages: Int32 = 1_024, afterStep: (() -> Void)? = nil) throws(StoreError) {
+    func backup(to destination: String, stepPages: Int32 = Store.backupStepPages, afterStep: (() -> Void)? = nil) throws(StoreError) {
         var target: OpaquePointer?
         let opened = sqlite3_open_v2(destination, &target, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard let target else { throw .cannotOpen(path: destination, reason: "SQLite could not allocate a connection") }

@@ -259,10 +259,13 @@ public final class Store: @unchecked Sendable {
     /// before this began is in the copy. Opens no lock of Mailroom's and migrates nothing; a file
     /// from a newer Mailroom is copied as it is.
     ///
-    /// With `afterStep`, the copy is made `stepPages` pages (4 MiB) at a time, and `afterStep`
+    /// With `afterStep`, the copy is made `stepPages` pages at a time, and `afterStep`
     /// runs between steps (a backup beside a serving Mailroom flushes and paces itself there).
+    /// Pages a paced backup copies per step: 4 MiB of 4 KiB pages (see `Pacer`).
+    public static let backupStepPages: Int32 = 1_024
+
     public static func backup(
-        path: String, to destination: String, stepPages: Int32 = 1_024, afterStep: (() -> Void)? = nil
+        path: String, to destination: String, stepPages: Int32 = backupStepPages, afterStep: (() -> Void)? = nil
     ) throws(StoreError) {
         guard access(path, F_OK) == 0 else { throw .cannotOpen(path: path, reason: "there is no such file") }
         guard access(destination, F_OK) != 0 else {

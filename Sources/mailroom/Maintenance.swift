@@ -81,9 +81,9 @@ enum Maintenance {
 /// itself, a multi-gigabyte copy fills the kernel's dirty pages until every process that writes
 /// (the server's commits among them) waits seconds for the flush; flushed step by step, a
 /// commit's sync waits behind one step's 4 MiB at most, and the server's pages stay cached.
-/// Beside 64 posting clients on the million-message file, 4 MiB steps took the posts' p99 from
-/// 11–15 ms (8 MiB steps) to 9–10 ms with the copy as fast; 2 MiB steps gave 8–10 ms but a copy
-/// a third slower.
+/// Beside 64 posting clients on the million-message file, the posts' p99 is 9–10 ms with 4 MiB
+/// steps, 11–15 ms with 8 MiB steps at the same copy speed, and 8–10 ms with 2 MiB steps but a
+/// copy a third slower.
 private final class Pacer {
     private let path: String
     private var descriptor: Int32 = -1
