@@ -37,6 +37,8 @@ let package = Package(
         ),
         // glibc's mallopt, for the server process's memory settings (mailroom's main.swift).
         .systemLibrary(name: "CMalloc"),
+        // Linux's memfd_create, for answers sent with sendfile (MailroomNet's AnswerFile).
+        .systemLibrary(name: "CLinux"),
         // Days and times of the Gregorian calendar in UTC, without libc: the one date helper.
         .target(name: "CivilDate"),
         // The model: pure Swift, no I/O.
@@ -56,7 +58,7 @@ let package = Package(
         // The network layer: libevent loops with the HTTP and SMTP connections on them, behind a
         // (Request) -> Response handler and a mail service. Imports the service for its metrics
         // and change feed.
-        .target(name: "MailroomNet", dependencies: ["HTTP", "HTML", "SMTP", "MailroomService", "CivilDate", "CLibevent"]),
+        .target(name: "MailroomNet", dependencies: ["HTTP", "HTML", "SMTP", "MailroomService", "CivilDate", "CLibevent", "CLinux"]),
         // SQLite persistence (the only importer of CSQLite), raw mail kept zstd-compressed.
         .target(name: "MailroomStore", dependencies: ["MailroomCore", "CSQLite", "Compression", "Digests"]),
         // The application: mail intake, list commands, import, retention, the group commit, the

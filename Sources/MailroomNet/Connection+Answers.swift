@@ -24,16 +24,17 @@ extension Connection {
         answer(loop.errorPage(error), method: .get, target: "-", keepAlive: false, started: started)
     }
 
-    /// `head`: the response's head made already for this second (a repeated answer's).
+    /// `head`: the response's head made already for this second (a repeated answer's), and
+    /// `file` the same head and the body in a file.
     func answer(
         _ response: Response, method: HTTP.Method, target: String, keepAlive: Bool, echoKeepAlive: Bool = false,
-        head madeHead: [UInt8]? = nil, started: Clock.Instant
+        head madeHead: [UInt8]? = nil, file: AnswerFile? = nil, started: Clock.Instant
     ) {
         let isHead = method == .head
         let head = madeHead ?? response.head(keepAlive: keepAlive, echoKeepAlive: echoKeepAlive, date: loop.date)
         let streamed = !isHead && response.hasBody ? response.stream : nil
         let body = !isHead && response.hasBody && streamed == nil ? response.body : []
-        writer.write(head, body)
+        writer.write(head, body, file: isHead || streamed != nil || madeHead == nil ? nil : file)
         if !keepAlive {
             closesAfterWrite = true
             stopReading()

@@ -297,7 +297,8 @@ final class Connection {
                 disarmDeadline()
                 input.removeFirst(known.request.count)
                 loop.log.metrics.repeatedAnswers.wrappingAdd(1, ordering: .relaxed)
-                answer(known.response, method: .get, target: known.target, keepAlive: true, head: known.head, started: started)
+                answer(known.response, method: .get, target: known.target, keepAlive: true, head: known.head, file: known.file,
+                       started: started)
                 continue
             }
             switch RequestParser.parse(input, limits: limits) {

@@ -21,6 +21,8 @@ struct RepeatedAnswers {
         /// The head as last sent, and the `Date` it carries: made again once a second.
         var head: [UInt8] = []
         var date = ""
+        /// That head and the body in a file, for a body large enough (`AnswerFile.threshold`).
+        var file: AnswerFile?
     }
 
     private var entries: [Entry] = []
@@ -50,8 +52,11 @@ struct RepeatedAnswers {
                 }
                 if entries[index].date != date {
                     let entry = entries[index]
-                    entries[index].head = entry.response.head(keepAlive: true, echoKeepAlive: entry.echoKeepAlive, date: date)
+                    let head = entry.response.head(keepAlive: true, echoKeepAlive: entry.echoKeepAlive, date: date)
+                    entries[index].head = head
                     entries[index].date = date
+                    let body = entry.response.body
+                    entries[index].file = body.count >= AnswerFile.threshold ? AnswerFile(head: head, body: body) : nil
                 }
                 return entries[index]
             }

@@ -29,6 +29,16 @@ struct Socket {
         }
     }
 
+    /// One `sendfile` of all of `file` without waiting: how many bytes the socket took (0 as
+    /// with `sendNow`). The process ignores SIGPIPE (mailroom's main), which `sendfile` would
+    /// raise for a client that has gone.
+    func sendNow(_ file: AnswerFile) -> Int {
+        guard descriptor >= 0 else { return 0 }
+        var offset: off_t = 0
+        let written = try? Syscall.run { sendfile(descriptor, file.descriptor, &offset, file.count) }
+        return written.flatMap { $0 } ?? 0
+    }
+
     /// Reads what has arrived into `buffer` without waiting: the count, 0 when the client has
     /// closed its side, nil when nothing is there yet.
     func receive(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int? {

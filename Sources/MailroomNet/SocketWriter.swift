@@ -19,9 +19,9 @@ struct SocketWriter {
     var queued: Int { evbuffer_get_length(bufferevent_get_output(bufferevent)) }
 
     /// Sends `head` and `body` to the socket at once when nothing is queued ahead, and queues
-    /// what it did not take.
-    func write(_ head: [UInt8], _ body: [UInt8] = []) {
-        let sent = sendNow(head, body)
+    /// what it did not take. `file`, when given, holds the same bytes and is what is sent.
+    func write(_ head: [UInt8], _ body: [UInt8] = [], file: AnswerFile? = nil) {
+        let sent = file.map(sendNow) ?? sendNow(head, body)
         if sent < head.count { queue(head, from: sent) }
         let bodySent = max(sent - head.count, 0)
         if bodySent < body.count { queue(body, from: bodySent) }
@@ -31,6 +31,12 @@ struct SocketWriter {
     func sendNow(_ head: [UInt8], _ body: [UInt8] = []) -> Int {
         guard queued == 0 else { return 0 }
         return (socket ?? Socket(bufferevent_getfd(bufferevent))).sendNow(head, body)
+    }
+
+    /// Sends `file` at once, if nothing is queued ahead: how many bytes the socket took.
+    func sendNow(_ file: AnswerFile) -> Int {
+        guard queued == 0 else { return 0 }
+        return (socket ?? Socket(bufferevent_getfd(bufferevent))).sendNow(file)
     }
 
     /// Queues `bytes` from `start` on. A large rest is queued by reference: libevent writes

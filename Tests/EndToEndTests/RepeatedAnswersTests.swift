@@ -1,3 +1,4 @@
+@testable import MailroomNet
 import Testing
 
 /// A GET that a loop has answered before, byte for byte and from the same address, is answered
@@ -119,6 +120,28 @@ import Testing
         // Nothing followed the HEAD's head: the next answer on the connection is whole and right.
         let after = try client.send("GET", "/style.css")
         #expect(after.status == 200 && after.header("Content-Type")?.hasPrefix("text/css") == true)
+    }
+
+    /// A page over `AnswerFile.threshold` is repeated from a file (`sendfile`); a client that
+    /// asks for it many times before reading fills the socket, and the rest of each answer is
+    /// sent from memory, in order.
+    @Test func aPageRepeatedFromAFileIsTheSameBytesEvenToAClientThatReadsLate() throws {
+        let subjects = (1...50).map { "A message with a subject long enough to fill its row \($0)" }
+        let server = try TestServer(library: TestServer.library(inbox: subjects), threads: 1)
+        let client = server.client()
+        let page = try client.send("GET", "/mailboxes/inbox")
+        #expect(page.body.count >= AnswerFile.threshold && page.body.count <= 128 * 1_024)
+        for _ in 0..<3 {
+            let again = try client.send("GET", "/mailboxes/inbox")
+            #expect(again.status == 200 && again.body == page.body)
+        }
+        #expect(repeats(server) == 3)
+        let request = "GET /mailboxes/inbox HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n"
+        try client.write(Array(String(repeating: request, count: 40).utf8))
+        let answers = try (0..<40).map { _ in try client.receive() }
+        #expect(answers.allSatisfy { $0.status == 200 && $0.body == page.body })
+        #expect(repeats(server) == 43)
+        #expect(client.connectionsOpened == 1)
     }
 
     @Test func aLargePageIsAlwaysMadeByTheApp() throws {
