@@ -56,14 +56,12 @@ final class Database {
 
     /// Opens (or creates) the file at `path`; reading it may still fail later, as with a file
     /// that is not a database. `buffersLog` (the writer's connection, which syncs every commit)
-    /// holds each commit's log frames and writes them together (`LogBuffering`); `pacesWrites`
-    /// (the checkpointer's) syncs the file every few MiB it writes into it (`LogBuffering.pacingName`).
-    init(path: String, buffersLog: Bool = false, pacesWrites: Bool = false) throws(StoreError) {
+    /// holds each commit's log frames and writes them together (`LogBuffering`).
+    init(path: String, buffersLog: Bool = false) throws(StoreError) {
         _ = Self.isConfigured
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let vfs = buffersLog && LogBuffering.isRegistered ? LogBuffering.name
-            : pacesWrites && LogBuffering.isPacingRegistered ? LogBuffering.pacingName : nil
+        let vfs = buffersLog && LogBuffering.isRegistered ? LogBuffering.name : nil
         let code = sqlite3_open_v2(path, &opened, flags, vfs)
         guard let opened else {
             throw .cannotOpen(path: path, reason: "SQLite could not allocate a connection")
@@ -75,7 +73,7 @@ final class Database {
         }
         handle = opened
         self.path = path
-        self.buffersLog = vfs == LogBuffering.name
+        self.buffersLog = vfs != nil
         // Extended codes tell a foreign key failure (787) from other constraint failures.
         try check(sqlite3_extended_result_codes(handle, 1), sql: nil)
         // The search index's triggers call it (schema 7), so every connection that writes needs it.
@@ -175,9 +173,6 @@ final class Database {
             throw .sqlite(code: sqlite3_errcode(target), message: Self.reason(target), sql: "PRAGMA journal_mode = DELETE")
         }
     }
-
-    /// How many syncs pacing has added to this connection's writes into the file (`LogBuffering.pacingName`), for tests.
-    var pacedSyncs: Int { LogBuffering.pacedSyncs(of: handle) }
 
     /// How many bytes of this connection's log are held unwritten (`LogBuffering`), for tests.
     var heldLogBytes: Int { LogBuffering.heldBytes(of: handle) }

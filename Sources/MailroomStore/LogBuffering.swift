@@ -3,8 +3,7 @@ private import CSQLite
 import Glibc
 #endif
 
-/// The writer's log (WAL) written a commit at a time, and the checkpointer's writes into the
-/// file synced a few MiB at a time (`pacingName`).
+/// The writer's log (WAL) written a commit at a time.
 ///
 /// SQLite appends each frame of a commit with two writes, its 24-byte header and then its page:
 /// at intake about a dozen system calls a message. This VFS, laid over the default one and used
@@ -23,56 +22,34 @@ enum LogBuffering {
 
     /// Registers the VFS once: false when it could not be, and connections then open the
     /// default one.
-    static let isRegistered = register(name, pacing: false)
-
-    /// The same files, for the checkpointer's connection (`Store.checkpointInBackground`): the log
-    /// is not held, and every `pacingStep` bytes written into the database file are synced
-    /// before the next write. A checkpoint copies the log back into the file and syncs it once
-    /// at its end; after a long read (a hot backup holds the log back for a minute) the log may
-    /// hold half a gigabyte, and all of it dirty in the page cache at once makes every commit's
-    /// own sync wait behind its flush. Synced a step at a time, a commit waits behind one step.
-    static let pacingName = "mailroom-paced-checkpoints"
-    static let isPacingRegistered = register(pacingName, pacing: true)
-    static let pacingStep = 4 << 20
-
-    private static func register(_ vfsName: String, pacing: Bool) -> Bool {
+    static let isRegistered: Bool = {
         _ = Database.isConfigured
         guard let base = underlyingVFS else { return false }
         let vfs = UnsafeMutablePointer<sqlite3_vfs>.allocate(capacity: 1)
         vfs.initialize(to: base.pointee)
         vfs.pointee.szOsFile = Int32(MemoryLayout<BufferedFile>.stride) + base.pointee.szOsFile
-        vfs.pointee.zName = UnsafePointer(strdup(vfsName))
+        vfs.pointee.zName = UnsafePointer(strdup(name))
         vfs.pointee.pNext = nil
-        vfs.pointee.xOpen = pacing ? { _, name, file, flags, outFlags in
-            LogBuffering.openFile(name, file, flags, outFlags, buffersLog: false, paces: flags & SQLITE_OPEN_MAIN_DB != 0)
-        } : { _, name, file, flags, outFlags in
-            LogBuffering.openFile(name, file, flags, outFlags, buffersLog: flags & SQLITE_OPEN_WAL != 0, paces: false)
+        vfs.pointee.xOpen = { _, name, file, flags, outFlags in
+            guard let file, let base = underlyingVFS, let open = base.pointee.xOpen else { return SQLITE_MISUSE }
+            let state = buffered(file)
+            state.initialize(to: BufferedFile(base: sqlite3_file(pMethods: nil), buffer: nil, start: 0, count: 0))
+            let real = realFile(file)
+            real.pointee.pMethods = nil
+            let code = open(base, name, real, flags, outFlags)
+            guard code == SQLITE_OK else {
+                // Ours is not open (no methods), so SQLite will not close it: the real one is closed here.
+                if let close = real.pointee.pMethods?.pointee.xClose { _ = close(real) }
+                return code
+            }
+            if flags & SQLITE_OPEN_WAL != 0 {
+                state.pointee.buffer = malloc(capacity)?.assumingMemoryBound(to: UInt8.self)
+            }
+            state.pointee.base.pMethods = UnsafePointer(methods)
+            return SQLITE_OK
         }
         return sqlite3_vfs_register(vfs, 0) == SQLITE_OK
-    }
-
-    fileprivate static func openFile(
-        _ name: UnsafePointer<CChar>?, _ file: UnsafeMutablePointer<sqlite3_file>?, _ flags: Int32,
-        _ outFlags: UnsafeMutablePointer<Int32>?, buffersLog: Bool, paces: Bool
-    ) -> Int32 {
-        guard let file, let base = underlyingVFS, let open = base.pointee.xOpen else { return SQLITE_MISUSE }
-        let state = buffered(file)
-        state.initialize(to: BufferedFile(base: sqlite3_file(pMethods: nil), buffer: nil, start: 0, count: 0))
-        let real = realFile(file)
-        real.pointee.pMethods = nil
-        let code = open(base, name, real, flags, outFlags)
-        guard code == SQLITE_OK else {
-            // Ours is not open (no methods), so SQLite will not close it: the real one is closed here.
-            if let close = real.pointee.pMethods?.pointee.xClose { _ = close(real) }
-            return code
-        }
-        if buffersLog {
-            state.pointee.buffer = malloc(capacity)?.assumingMemoryBound(to: UInt8.self)
-        }
-        if paces { state.pointee.unsynced = 0 }
-        state.pointee.base.pMethods = UnsafePointer(methods)
-        return SQLITE_OK
-    }
+    }()
 
     /// Forgets what the log of `connection` holds: called after its transaction is rolled back,
     /// when every frame not yet written belongs to that transaction, which SQLite will neither
@@ -91,14 +68,6 @@ enum LogBuffering {
     /// SQLITE_FULL, as on a full disk.
     static func failHeldWrites(of connection: OpaquePointer, count: Int) {
         if let file = log(of: connection) { buffered(file).pointee.failingWrites = count }
-    }
-
-    /// How many syncs pacing has added to the database file of `connection`, for tests.
-    static func pacedSyncs(of connection: OpaquePointer) -> Int {
-        var file: UnsafeMutablePointer<sqlite3_file>?
-        guard sqlite3_file_control(connection, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK, let file,
-              file.pointee.pMethods == UnsafePointer(methods) else { return 0 }
-        return buffered(file).pointee.pacedSyncs
     }
 
     /// The log file of `connection`, if this VFS opened it.
@@ -129,10 +98,6 @@ private struct BufferedFile {
     var count: Int
     /// For tests: how many of the next writes of held bytes fail, as on a full disk.
     var failingWrites = 0
-    /// Set for a paced file only (`LogBuffering.pacingName`): bytes written since its last sync.
-    var unsynced: Int?
-    /// How many syncs pacing has added: for tests.
-    var pacedSyncs = 0
 }
 
 private func buffered(_ file: UnsafeMutablePointer<sqlite3_file>) -> UnsafeMutablePointer<BufferedFile> {
@@ -221,16 +186,7 @@ nonisolated(unsafe) private let methods: UnsafeMutablePointer<sqlite3_io_methods
                 return SQLITE_OK
             }
         }
-        let code = realMethods(file).xWrite?(realFile(file), data, amount, offset) ?? SQLITE_IOERR
-        guard code == SQLITE_OK, let unsynced = state.pointee.unsynced else { return code }
-        guard unsynced + size >= LogBuffering.pacingStep else {
-            state.pointee.unsynced = unsynced + size
-            return code
-        }
-        state.pointee.unsynced = 0
-        state.pointee.pacedSyncs += 1
-        // An extra sync is never wrong; one that fails fails the write, as the checkpoint's own would.
-        return realMethods(file).xSync?(realFile(file), SQLITE_SYNC_NORMAL) ?? SQLITE_IOERR
+        return realMethods(file).xWrite?(realFile(file), data, amount, offset) ?? SQLITE_IOERR
     }
     methods.pointee.xTruncate = { file, size in
         guard let file else { return SQLITE_MISUSE }
@@ -242,9 +198,7 @@ nonisolated(unsafe) private let methods: UnsafeMutablePointer<sqlite3_io_methods
         guard let file else { return SQLITE_MISUSE }
         let flushed = flush(file)
         guard flushed == SQLITE_OK else { return flushed }
-        let code = realMethods(file).xSync?(realFile(file), flags) ?? SQLITE_IOERR
-        if code == SQLITE_OK && buffered(file).pointee.unsynced != nil { buffered(file).pointee.unsynced = 0 }
-        return code
+        return realMethods(file).xSync?(realFile(file), flags) ?? SQLITE_IOERR
     }
     methods.pointee.xFileSize = { file, size in
         guard let file else { return SQLITE_MISUSE }

@@ -106,11 +106,9 @@ public final class Store: @unchecked Sendable {
     /// From now on, copies what commits wrote to the log back into the file on a thread of its
     /// own, every `interval` seconds, instead of in whichever commit crosses SQLite's threshold:
     /// a commit then never waits for a checkpoint (after a 100,000-message delete, one takes a
-    /// second). A PASSIVE checkpoint never blocks readers or the writer. Its writes into the file
-    /// are synced a few MiB at a time, so that a long checkpoint never leaves so much dirty in the
-    /// page cache that commits' own syncs wait behind its flush (`LogBuffering.pacingName`).
+    /// second). A PASSIVE checkpoint never blocks readers or the writer.
     public func checkpointInBackground(every interval: Double = 1) throws(StoreError) {
-        let connection = try Database(path: path, pacesWrites: true)
+        let connection = try Database(path: path)
         try connection.setBusyTimeout(milliseconds: 5_000)
         try writerLock.withLock { () throws(StoreError) in
             guard let writer else { throw .closed }

@@ -126,32 +126,4 @@ import Testing
             try expectIntact(path, holds: expected)
         }
     }
-
-    /// The checkpointer's connection syncs the file each `pacingStep` bytes it copies into it,
-    /// so a checkpoint of a large log never leaves more than that dirty; a checkpoint's own sync
-    /// starts the count again; and everything copied is there after a reopen.
-    @Test func aCheckpointOfALargeLogSyncsTheFileAStepAtATime() throws {
-        #expect(LogBuffering.isPacingRegistered)
-        try withTemporaryPath { path in
-            var expected: [Int64] = [0, 0, 0]
-            do {
-                let writer = try Database(path: path, buffersLog: true)
-                try writer.execute("PRAGMA journal_mode = WAL")
-                try writer.execute("PRAGMA wal_autocheckpoint = 0")
-                try writer.execute("CREATE TABLE pieces (id INTEGER PRIMARY KEY, seed INTEGER NOT NULL, bytes BLOB NOT NULL)")
-                // About 18 MB of rows, so more than four steps of 4 MiB.
-                try writer.transaction { () throws(StoreError) in try insert(writer, seeds: 0..<6_000, expected: &expected) }
-                let checkpointer = try Database(path: path, pacesWrites: true)
-                #expect(checkpointer.pacedSyncs == 0)
-                try checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                let large = checkpointer.pacedSyncs
-                #expect(large >= 4 && large <= 6, "\(large) syncs")
-                try writer.transaction { () throws(StoreError) in try insert(writer, seeds: 6_000..<6_010, expected: &expected) }
-                try checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                #expect(checkpointer.pacedSyncs == large, "a small checkpoint after a synced one adds no sync")
-                #expect(writer.pacedSyncs == 0, "the writer's own connection is not paced")
-            }
-            try expectIntact(path, holds: expected)
-        }
-    }
 }
