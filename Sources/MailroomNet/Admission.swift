@@ -137,7 +137,8 @@ public enum DescriptorLimit {
     }
 
     /// Descriptors kept back from connections: the database and its journal, the loops'
-    /// own, worker threads, files a request opens, and imports.
+    /// own (with up to 16 answer files each, `AnswerFile`, which fall back to memory when no
+    /// descriptor is left), worker threads, files a request opens, and imports.
     public static let reserved = 128
 
     /// The HTTP connections that fit beside `smtpConnections` SMTP sessions under `limit`; under
