@@ -117,11 +117,13 @@ import Testing
     }
 
     @Test func aRelayThatIsNotListeningDefersWithTheReason() throws {
-        let port = try FreePort.pick()
+        let held = try FreePort.Held()
+        let port = held.port
         let loop = try RelayTestLoop()
         let outcome = try RelayOutcome.send(Self.message(), on: loop.client(Self.configuration(port: port)))
         let expected = RelayReply.deferred("The connection to 127.0.0.1:\(port) failed: Connection refused.")
         #expect(outcome.replies == [expected, expected])
+        withExtendedLifetime(held) {}
     }
 
     @Test func anUnknownHostDefersWithTheReason() throws {
