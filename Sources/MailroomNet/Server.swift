@@ -58,7 +58,7 @@ public final class Server: Sendable {
         if let service {
             do {
                 let (mailSockets, mailPort, mailClaim) = try ListeningSocket.open(
-                    host: service.configuration.host, port: service.configuration.port, count: configuration.threads)
+                    host: service.configuration.host, port: service.configuration.port, count: configuration.mailThreads)
                 self.mailSockets = mailSockets
                 self.mailPort = mailPort
                 claims.append(mailClaim)
@@ -92,8 +92,10 @@ public final class Server: Sendable {
     public func start() throws(ServerError) {
         let ready = DispatchSemaphore(value: 0)
         var threads: [pthread_t] = []
+        // Mail takes the last loops: the first one also runs housekeeping.
+        let firstMailLoop = sockets.count - mailSockets.count
         for (index, socket) in sockets.enumerated() {
-            let mailSocket = index < mailSockets.count ? mailSockets[index] : nil
+            let mailSocket = index >= firstMailLoop ? mailSockets[index - firstMailLoop] : nil
             let job = LoopJob(
                 socket: socket, mail: mail.flatMap { shared in mailSocket.map { ($0, shared) } }, configuration: configuration, handler: handler, mayWait: mayWait, errorPage: errorPage,
                 log: log, admission: admission, refusals: refusals, housekeeping: index == 0 ? housekeeping : nil, events: events,

@@ -7,6 +7,12 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// Event loops, each on its own thread with its own listening socket.
     public var threads: Int
+    /// How many of the loops take SMTP sessions (with a listening socket of their own): half of
+    /// them, at least one. A message costs its loop about a hundred µs of parsing and replies,
+    /// and the group commit's thread and the senders need cores too; on 2 cores, sessions spread
+    /// over both loops cost about a tenth more CPU a message than on one, and take no more
+    /// messages a second (docs/benchmarks.md); the other loop keeps serving pages meanwhile.
+    public var mailThreads: Int { max(1, threads / 2) }
     public var maxBodyBytes: Int
     /// The request line's target; longer is 414.
     public var maxURLBytes: Int

@@ -92,7 +92,8 @@ struct Options {
           --api-token-file PATH  with a password, scripts pass it on /metrics and /api/ by sending
                                 'Authorization: Bearer' and this file's first line (or set MAILROOM_API_TOKEN)
           --port N              port to listen on, 0 for any free port (default 8080)
-          --threads N           event loops, one per core (default: the number of cores)
+          --threads N           event loops, one per core (default: the number of cores); SMTP
+                                sessions run on half of them, at least one
           --db PATH             SQLite database file, created if missing (default mailroom.sqlite)
           --public PATH         folder of static files such as style.css (default ./Public, else
                                 the installed PREFIX/share/mailroom/Public)
